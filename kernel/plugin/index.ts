@@ -1,0 +1,31 @@
+/**
+ * plugin: the contracts every plugin implements and the only kernel module a plugin may import.
+ * A plugin is one self-describing module (`export default definePlugin({...})`) whose `setup`
+ * registers step types, agent adapters, trigger sources or forges through the `PluginApi`.
+ * The kernel asks the registry by id (`registry.agent('claude')`) and never imports a plugin by path.
+ * Identity is checked on data (`kind`, `code`), never with `instanceof`, because a plugin loaded
+ * from a user's path may bundle its own copy of these helpers.
+ */
+export type { AgentAdapter } from './agent.js';
+
+/** The plugin API's own version; a plugin declares the range it was written for in `svc`. */
+export const PLUGIN_API_VERSION = '1.0.0';
+
+export interface PluginApi {
+  /** Registers an agent adapter under `adapter.name`. A second adapter of the same name stops start-up. */
+  registerAgent(adapter: import('./agent.js').AgentAdapter): void;
+}
+
+export interface SvcPlugin {
+  /** Unique plugin name. Built-ins are `svc:<kind>/<id>` (`svc:agents/claude`); user plugins pick their own. */
+  name: string;
+  /** Semver range of the plugin API this plugin was written for, e.g. `^1.0.0`. */
+  svc: string;
+  /** Called once at start-up, before the daemon listens. Throwing stops start-up with a message naming the plugin. */
+  setup(api: PluginApi): void | Promise<void>;
+}
+
+/** Identity helper that gives plugin authors type checking; the kernel validates the shape at load. */
+export function definePlugin(plugin: SvcPlugin): SvcPlugin {
+  return plugin;
+}
