@@ -1,4 +1,12 @@
 #!/usr/bin/env node
-import { VERSION } from '../kernel/version.js';
+import { main } from '../cli/index.js';
 
-process.stdout.write(`svc ${VERSION}\n`);
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`svc: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -7,6 +7,12 @@
  * from a user's path may bundle its own copy of these helpers.
  */
 export type { AgentAdapter } from './agent.js';
+// Kernel-side members of this room (plugins have no use for them).
+export { builtinPluginFiles, loadPlugins } from './discover.js';
+export type { Forge } from './forge.js';
+export { type LoadedPlugin, PluginError, type PluginKind, Registry } from './registry.js';
+export { defineStepType, type StepType, type StepTypeMeta } from './step.js';
+export type { TriggerSource } from './trigger.js';
 
 /** The plugin API's own version; a plugin declares the range it was written for in `svc`. */
 export const PLUGIN_API_VERSION = '1.0.0';
@@ -14,6 +20,12 @@ export const PLUGIN_API_VERSION = '1.0.0';
 export interface PluginApi {
   /** Registers an agent adapter under `adapter.name`. A second adapter of the same name stops start-up. */
   registerAgent(adapter: import('./agent.js').AgentAdapter): void;
+  /** Registers a step type under `meta.type`. A second step type of the same id stops start-up. */
+  registerStepType(stepType: import('./step.js').StepType): void;
+  /** Registers a trigger source under `type`. */
+  registerTriggerSource(source: import('./trigger.js').TriggerSource): void;
+  /** Registers a code-host integration under `name`. */
+  registerForge(forge: import('./forge.js').Forge): void;
 }
 
 export interface SvcPlugin {

@@ -1,0 +1,75 @@
+/**
+ * Commands are data (name, summary, options, positionals) plus a run function, so the CLI
+ * reference in docs/cli.md is generated from the same definitions the parser uses.
+ */
+import { parseArgs } from 'node:util';
+import type { Paths } from '../kernel/daemon/index.js';
+import { Client } from './client.js';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  multiple?: boolean;
+  description: string;
+}
+
+export interface CommandContext {
+  paths: Paths;
+  args: string[];
+  options: Record<string, string | boolean | string[] | undefined>;
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  client(): Client;
+}
+
+export interface Command {
+  /** Words after `svc`, e.g. `daemon start`. */
+  name: string;
+  summary: string;
+  usage?: string;
+  options?: Record<string, OptionSpec>;
+  run(ctx: CommandContext): Promise<number>;
+}
+
+export const JSON_OPTION: Record<string, OptionSpec> = {
+  json: { type: 'boolean', description: 'print the API response as JSON' },
+};
+
+export function parseCommandArgs(cmd: Command, argv: string[]) {
+  const options: Record<
+    string,
+    { type: 'string' | 'boolean'; short?: string; multiple?: boolean }
+  > = {
+    help: { type: 'boolean', short: 'h' },
+  };
+  for (const [k, v] of Object.entries(cmd.options ?? {}))
+    options[k] = {
+      type: v.type,
+      ...(v.short ? { short: v.short } : {}),
+      ...(v.multiple ? { multiple: true } : {}),
+    };
+  return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+}
+
+export function makeContext(
+  paths: Paths,
+  env: NodeJS.ProcessEnv,
+  parsed: { values: Record<string, unknown>; positionals: string[] },
+  out: (t: string) => void,
+  err: (t: string) => void,
+): CommandContext {
+  let client: Client | null = null;
+  return {
+    paths,
+    env,
+    args: parsed.positionals,
+    options: parsed.values as CommandContext['options'],
+    out,
+    err,
+    client: () => {
+      client ??= Client.discover(paths);
+      return client;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * cli: the command line, a client of the HTTP API and nothing else (SPEC §1). One file per
+ * command group under commands/; the dispatcher picks the longest matching command name.
+ */
+import { resolvePaths } from '../kernel/daemon/index.js';
+import { VERSION } from '../kernel/version.js';
+import { ApiError, DaemonUnreachableError } from './client.js';
+import { type Command, makeContext, parseCommandArgs } from './command.js';
+import { configCommands } from './commands/config.js';
+import { daemonCommands } from './commands/daemon.js';
+import { EXIT, exitCodeForError } from './exit-codes.js';
+
+export const commands: Command[] = [...daemonCommands, ...configCommands];
+
+function usage(): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return [
+    `svc ${VERSION} — supervise coding agents`,
+    '',
+    'Usage: svc <command> [options]',
+    '',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Run `svc <command> --help` for a command’s options.',
+  ].join('\n');
+}
+
+function commandHelp(cmd: Command): string {
+  const lines = [cmd.usage ?? `svc ${cmd.name}`, '', cmd.summary];
+  const opts = Object.entries(cmd.options ?? {});
+  if (opts.length > 0) {
+    lines.push('', 'Options:');
+    for (const [k, v] of opts)
+      lines.push(`  --${k}${v.type === 'string' ? ' <value>' : ''}  ${v.description}`);
+  }
+  return lines.join('\n');
+}
+
+export function findCommand(argv: string[]): { cmd: Command; rest: string[] } | null {
+  let best: { cmd: Command; rest: string[] } | null = null;
+  for (const cmd of commands) {
+    const words = cmd.name.split(' ');
+    if (
+      words.every((w, i) => argv[i] === w) &&
+      (!best || words.length > best.cmd.name.split(' ').length)
+    ) {
+      best = { cmd, rest: argv.slice(words.length) };
+    }
+  }
+  return best;
+}
+
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  io?: Io,
+): Promise<number> {
+  const out = io?.out ?? ((t: string) => process.stdout.write(`${t}\n`));
+  const err = io?.err ?? ((t: string) => process.stderr.write(`${t}\n`));
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    out(usage());
+    return argv.length === 0 ? EXIT.usage : EXIT.ok;
+  }
+  if (argv[0] === '--version' || argv[0] === 'version') {
+    out(VERSION);
+    return EXIT.ok;
+  }
+  const found = findCommand(argv);
+  if (!found) {
+    err(`svc: unknown command "${argv.join(' ')}"\n\n${usage()}`);
+    return EXIT.usage;
+  }
+  let parsed: ReturnType<typeof parseCommandArgs>;
+  try {
+    parsed = parseCommandArgs(found.cmd, found.rest);
+  } catch (e) {
+    err(`svc ${found.cmd.name}: ${(e as Error).message}`);
+    return EXIT.usage;
+  }
+  if (parsed.values.help) {
+    out(commandHelp(found.cmd));
+    return EXIT.ok;
+  }
+  const ctx = makeContext(resolvePaths(env), env, parsed, out, err);
+  try {
+    return await found.cmd.run(ctx);
+  } catch (e) {
+    if (e instanceof ApiError) {
+      err(`svc: ${e.message}${e.details ? ` ${JSON.stringify(e.details)}` : ''}`);
+      return exitCodeForError(e.code, e.status);
+    }
+    if (e instanceof DaemonUnreachableError) {
+      err(`svc: ${e.message}`);
+      return EXIT.daemon_unreachable;
+    }
+    err(`svc: ${(e as Error).message}`);
+    return EXIT.failure;
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * config: the configuration file (SPEC §2.10) — schema, first-start template, loading, hot reload
+ * and the comment-preserving PATCH writer. Uses: the filesystem, a logger. Used by: every service.
+ */
+export { formatDuration, parseDuration, tryParseDuration } from './duration.js';
+export { parseConfigText, readConfigFile } from './load.js';
+export {
+  type Config,
+  type ConfigInput,
+  ConfigSchema,
+  defaultConfig,
+  parseListen,
+  TUI_OPERATIONS,
+} from './schema.js';
+export {
+  type ConfigCheck,
+  ConfigError,
+  type ConfigListener,
+  ConfigService,
+  type ConfigSource,
+} from './service.js';
+export { tryParseSize } from './size.js';
+export { configTemplate, objectShape, unwrapSchema } from './template.js';

@@ -1,0 +1,275 @@
+/**
+ * The configuration in force: first-start file, start-up validation (fatal, naming the key),
+ * hot reload (a valid edit in force within a second, an invalid one logged with the last good
+ * kept, `listen` waiting for a restart) and `PATCH /v1/config` (validate the merged result,
+ * write only the touched keys, apply before answering; a refusal leaves the file byte-identical).
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { type FSWatcher, watch } from 'chokidar';
+import type { Logger } from 'pino';
+import { ensurePrivateDir } from '../daemon/paths.js';
+import { SvcError } from '../errors.js';
+import { writeFileAtomic } from '../fsutil.js';
+import { type Finding, summarizeFindings } from '../validation.js';
+import { parseConfigText, validateRawConfig } from './load.js';
+import { applyConfigPatch } from './patch.js';
+import type { Config } from './schema.js';
+import { configTemplate } from './template.js';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly findings: Finding[],
+  ) {
+    super(`invalid configuration in ${file}: ${summarizeFindings(findings)}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * A check beyond the schema that needs other services (a branch template that must compile, an
+ * agents key naming a registered adapter). At start-up a failure is fatal. On reload,
+ * `keep_previous` keeps the key's last good value while the rest of the edit applies, and
+ * `reject` refuses the whole edit.
+ */
+export interface ConfigCheck {
+  key: string;
+  onReload: 'keep_previous' | 'reject';
+  check(config: Config): Finding[];
+}
+
+export type ConfigSource = 'start' | 'file' | 'api';
+export type ConfigListener = (next: Config, previous: Config, source: ConfigSource) => void;
+
+export interface ConfigServiceOptions {
+  configDir: string;
+  configFile: string;
+  logger: Logger;
+  /** Debounce before a changed file is re-read; editors often write in several steps. */
+  reloadDelayMs?: number;
+}
+
+function keyOf(config: Config, key: string): unknown {
+  return key
+    .split('.')
+    .reduce<unknown>(
+      (o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined),
+      config,
+    );
+}
+
+function withKey(config: Config, key: string, value: unknown): Config {
+  const copy = structuredClone(config) as unknown as Record<string, unknown>;
+  const parts = key.split('.');
+  let o = copy;
+  for (const p of parts.slice(0, -1)) o = o[p] as Record<string, unknown>;
+  o[parts[parts.length - 1] as string] = value;
+  return copy as unknown as Config;
+}
+
+export class ConfigService {
+  private config: Config | null = null;
+  private bootListen = '';
+  private lastTextHash = '';
+  private readonly listeners = new Set<ConfigListener>();
+  private readonly checks: ConfigCheck[] = [];
+  private watcher: FSWatcher | null = null;
+  private reloadTimer: NodeJS.Timeout | null = null;
+  private reloads: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: ConfigServiceOptions) {}
+
+  get file(): string {
+    return this.opts.configFile;
+  }
+
+  addCheck(check: ConfigCheck): void {
+    this.checks.push(check);
+  }
+
+  onChange(listener: ConfigListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The configuration in force. Throws before `start()`. */
+  current(): Config {
+    if (!this.config) throw new Error('configuration not loaded yet');
+    return this.config;
+  }
+
+  /**
+   * Creates the directory (0700) and a commented default file (0600) on first start,
+   * re-tightens both, and loads. Throws ConfigError naming the key when the file is invalid.
+   */
+  start(): Config {
+    const { configDir, configFile } = this.opts;
+    ensurePrivateDir(configDir);
+    if (!existsSync(configFile)) writeFileAtomic(configFile, configTemplate(), 0o600);
+    else if (process.platform !== 'win32') chmodSync(configFile, 0o600);
+    const text = readFileSync(configFile, 'utf8');
+    const load = parseConfigText(text);
+    if (!load.ok) throw new ConfigError(configFile, load.findings);
+    const findings = this.checks.flatMap((c) => c.check(load.config));
+    if (findings.length > 0) throw new ConfigError(configFile, findings);
+    this.config = load.config;
+    this.bootListen = load.config.listen;
+    this.lastTextHash = hash(text);
+    return load.config;
+  }
+
+  /** Re-runs the extra checks against the config in force (after plugins registered theirs). */
+  recheck(): void {
+    const findings = this.checks.flatMap((c) => c.check(this.current()));
+    if (findings.length > 0) throw new ConfigError(this.opts.configFile, findings);
+  }
+
+  /** Watches the file for edits. */
+  watch(): void {
+    if (this.watcher) return;
+    this.watcher = watch(this.opts.configDir, { depth: 0, ignoreInitial: true });
+    const onEvent = (path: string) => {
+      if (path !== this.opts.configFile) return;
+      if (this.reloadTimer) clearTimeout(this.reloadTimer);
+      this.reloadTimer = setTimeout(() => {
+        this.reloadTimer = null;
+        this.reloads = this.reloads.then(() => this.reloadFromFile());
+      }, this.opts.reloadDelayMs ?? 50);
+    };
+    this.watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent);
+  }
+
+  /** Resolves once the watcher is ready and any pending reload has been applied. */
+  async settled(): Promise<void> {
+    await this.reloads;
+  }
+
+  async close(): Promise<void> {
+    if (this.reloadTimer) clearTimeout(this.reloadTimer);
+    await this.watcher?.close();
+    this.watcher = null;
+  }
+
+  /** Re-reads the file; exported for tests and for `SIGHUP`. */
+  reloadFromFile(): void {
+    const { logger, configFile } = this.opts;
+    if (!existsSync(configFile)) {
+      logger.warn(
+        { file: configFile },
+        'config.yaml was removed; the configuration in force stays',
+      );
+      return;
+    }
+    const text = readFileSync(configFile, 'utf8');
+    const h = hash(text);
+    if (h === this.lastTextHash) return;
+    const load = parseConfigText(text);
+    if (!load.ok) {
+      logger.error(
+        { file: configFile, errors: load.findings },
+        `config edit rejected: ${summarizeFindings(load.findings)}`,
+      );
+      this.lastTextHash = h;
+      return;
+    }
+    const next = this.reconcile(load.config, 'file');
+    if (!next) {
+      this.lastTextHash = h;
+      return;
+    }
+    this.lastTextHash = h;
+    this.apply(next, 'file');
+  }
+
+  /** Applies reload rules to a schema-valid candidate; null when the edit must be rejected. */
+  private reconcile(candidate: Config, source: ConfigSource): Config | null {
+    const { logger } = this.opts;
+    let next = candidate;
+    for (const c of this.checks) {
+      const findings = c.check(next);
+      if (findings.length === 0) continue;
+      if (c.onReload === 'reject') {
+        logger.error({ errors: findings }, `config edit rejected: ${summarizeFindings(findings)}`);
+        return null;
+      }
+      logger.warn(
+        { errors: findings },
+        `${c.key} keeps its previous value: ${summarizeFindings(findings)}`,
+      );
+      next = withKey(next, c.key, keyOf(this.current(), c.key));
+    }
+    if (next.listen !== this.bootListen) {
+      logger.warn(
+        { listen: next.listen, in_force: this.bootListen, source },
+        'listen changed; it takes effect at the next daemon start',
+      );
+      next = { ...next, listen: this.bootListen };
+    }
+    return next;
+  }
+
+  private apply(next: Config, source: ConfigSource): void {
+    const previous = this.current();
+    this.config = next;
+    if (isDeepStrictEqual(previous, next)) return;
+    this.opts.logger.info({ source }, 'configuration applied');
+    for (const l of this.listeners) {
+      try {
+        l(next, previous, source);
+      } catch (err) {
+        this.opts.logger.error({ err }, 'config listener failed');
+      }
+    }
+  }
+
+  /**
+   * PATCH /v1/config: merges a partial body over the file's own keys (null removes a key, so it
+   * falls back to its default), validates the result, writes only the touched keys and applies it.
+   */
+  patch(body: unknown): Config {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new SvcError('validation_failed', 'the body must be a JSON object of config keys');
+    }
+    const { configFile } = this.opts;
+    const text = existsSync(configFile) ? readFileSync(configFile, 'utf8') : '';
+    const current = parseConfigText(text);
+    if (!current.ok) {
+      throw new SvcError(
+        'validation_failed',
+        `config.yaml does not validate as it is on disk; fix it first: ${summarizeFindings(current.findings)}`,
+        { key: current.findings[0]?.path ?? '' },
+      );
+    }
+    const edited = applyConfigPatch(text, body as Record<string, unknown>);
+    const load = edited.ok ? parseConfigText(edited.text) : null;
+    if (!edited.ok || !load) {
+      throw new SvcError('validation_failed', edited.ok ? 'invalid patch' : edited.message, {
+        key: edited.ok ? '' : edited.key,
+      });
+    }
+    if (!load.ok) {
+      throw new SvcError('validation_failed', summarizeFindings(load.findings), {
+        key: load.findings[0]?.path ?? '',
+      });
+    }
+    const strict = validateRawConfig(load.raw);
+    if (!strict.ok) throw new SvcError('validation_failed', summarizeFindings(strict.findings));
+    for (const c of this.checks) {
+      const findings = c.check(load.config);
+      if (findings.length > 0) {
+        throw new SvcError('validation_failed', summarizeFindings(findings), { key: c.key });
+      }
+    }
+    writeFileAtomic(configFile, edited.text, 0o600);
+    this.lastTextHash = hash(edited.text);
+    const next = this.reconcile(load.config, 'api');
+    if (next) this.apply(next, 'api');
+    return this.current();
+  }
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,57 @@
+/**
+ * The awilix container: the only place that knows every service (ARCHITECTURE "container.ts").
+ * Services are registered here and resolved by name; each receives the cradle and takes what it
+ * needs. `Services` is the typed view of the cradle that routes and services depend on.
+ */
+import { type AwilixContainer, asFunction, asValue, createContainer, InjectionMode } from 'awilix';
+import type { Logger } from 'pino';
+import type { Clock } from './clock/index.js';
+import type { ConfigService } from './config/index.js';
+import type { Paths } from './daemon/paths.js';
+import type { DaemonState } from './daemon/state.js';
+import { EventLog } from './events/index.js';
+import { StreamSet } from './http/sse.js';
+import type { Registry } from './plugin/index.js';
+import type { Store } from './store/index.js';
+
+export interface Services {
+  paths: Paths;
+  clock: Clock;
+  logger: Logger;
+  config: ConfigService;
+  store: Store;
+  events: EventLog;
+  registry: Registry;
+  streams: StreamSet;
+  daemon: DaemonState;
+  /** Interval of SSE heartbeat comments; short in tests. */
+  heartbeatMs: number;
+}
+
+export interface ContainerSeed {
+  paths: Paths;
+  clock: Clock;
+  logger: Logger;
+  config: ConfigService;
+  store: Store;
+  registry: Registry;
+  daemon: DaemonState;
+  heartbeatMs: number;
+}
+
+export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
+  const container = createContainer<Services>({ injectionMode: InjectionMode.PROXY, strict: true });
+  container.register({
+    paths: asValue(seed.paths),
+    clock: asValue(seed.clock),
+    logger: asValue(seed.logger),
+    config: asValue(seed.config),
+    store: asValue(seed.store),
+    registry: asValue(seed.registry),
+    daemon: asValue(seed.daemon),
+    heartbeatMs: asValue(seed.heartbeatMs),
+    events: asFunction(({ store, clock }: Services) => new EventLog(store, clock)).singleton(),
+    streams: asFunction(() => new StreamSet()).singleton(),
+  });
+  return container;
+}

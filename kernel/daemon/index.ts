@@ -1,0 +1,9 @@
+/**
+ * daemon: the process around the kernel — directories, token, the data-directory lock,
+ * daemon.json discovery and the foreground run loop. Used by: bin/svc.ts, the CLI, tests.
+ */
+export { DaemonLockedError } from './lock.js';
+export { ensurePrivateDir, type Paths, pathsFor, resolvePaths } from './paths.js';
+export { type DaemonJson, type RunningDaemon, runDaemon } from './run.js';
+export { DaemonState } from './state.js';
+export { loadOrCreateToken } from './token.js';

@@ -1,0 +1,111 @@
+/**
+ * `svc daemon run`: the foreground daemon. Takes the data-directory lock, builds the kernel,
+ * listens on the configured loopback address, publishes {data_dir}/daemon.json atomically once
+ * the port is bound, and on stop (API, SIGTERM, SIGINT) finishes in-flight work, closes the
+ * database cleanly and removes daemon.json.
+ */
+import { existsSync, unlinkSync } from 'node:fs';
+import { parseListen } from '../config/index.js';
+import { writeFileAtomic } from '../fsutil.js';
+import { createKernel, type Kernel } from '../kernel.js';
+import { createFileLogger } from '../log/index.js';
+import { acquireDaemonLock } from './lock.js';
+import { ensurePrivateDir, type Paths } from './paths.js';
+
+export interface RunningDaemon {
+  kernel: Kernel;
+  url: string;
+  port: number;
+  /** Resolves when the daemon has fully stopped. */
+  stopped: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface DaemonJson {
+  pid: number;
+  port: number;
+  host: string;
+  url: string;
+  started_at: string;
+  version: string;
+}
+
+export async function runDaemon(
+  paths: Paths,
+  opts: { handleSignals?: boolean } = {},
+): Promise<RunningDaemon> {
+  ensurePrivateDir(paths.dataDir);
+  const lock = acquireDaemonLock(paths.lockFile, paths.dataDir, paths.daemonJson);
+  const log = createFileLogger(paths.logFile, 'info');
+  let kernel: Kernel | undefined;
+  let stopping: Promise<void> | null = null;
+  let resolveStopped: () => void = () => {};
+  const stopped = new Promise<void>((r) => {
+    resolveStopped = r;
+  });
+
+  const stop = (): Promise<void> => {
+    if (stopping) return stopping;
+    stopping = (async () => {
+      log.logger.info('daemon stopping');
+      try {
+        if (kernel) {
+          kernel.services.daemon.stopping = true;
+          kernel.services.events.append('daemon.shutting_down', {}, {});
+        }
+      } catch {}
+      try {
+        await kernel?.close();
+      } finally {
+        try {
+          if (existsSync(paths.daemonJson)) unlinkSync(paths.daemonJson);
+        } catch {}
+        log.logger.info('daemon stopped');
+        log.close();
+        lock.release();
+        resolveStopped();
+      }
+    })();
+    return stopping;
+  };
+
+  try {
+    kernel = await createKernel({ paths, logger: log.logger, onStopRequested: () => void stop() });
+    const listen = parseListen(kernel.services.config.current().listen);
+    if (!listen) throw new Error('listen is not host:port');
+    const host = listen.host === 'localhost' ? '127.0.0.1' : listen.host;
+    await kernel.app.listen({ host, port: listen.port });
+    const address = kernel.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : listen.port;
+    kernel.services.daemon.port = port;
+    kernel.services.daemon.host = host;
+    const info: DaemonJson = {
+      pid: process.pid,
+      port,
+      host,
+      url: kernel.services.daemon.url,
+      started_at: new Date(kernel.services.daemon.startedAtMs).toISOString(),
+      version: kernel.services.daemon.version,
+    };
+    writeFileAtomic(paths.daemonJson, `${JSON.stringify(info, null, 2)}\n`, 0o600);
+    kernel.services.config.watch();
+    kernel.services.events.append(
+      'daemon.started',
+      {},
+      { pid: process.pid, port, version: info.version },
+    );
+    log.logger.info({ port, pid: process.pid }, 'daemon listening');
+    if (opts.handleSignals) {
+      for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void stop());
+    }
+    return { kernel, url: info.url, port, stopped, stop };
+  } catch (err) {
+    log.logger.error({ err }, 'daemon failed to start');
+    try {
+      if (kernel) await kernel.close();
+    } catch {}
+    log.close();
+    lock.release();
+    throw err;
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * Builds the fastify app without listening (STYLE: building the app is separate from listening,
+ * so tests use `inject`). Every failure leaves through one error handler that writes the envelope
+ * `{error:{code,message,details?}}`; 404 is `not_found`, a known path with the wrong method is 405
+ * `method_not_allowed` with `Allow`, and anything unexpected is 500 `internal` with no internals in
+ * the message (decision 003).
+ */
+import fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
+import type { Logger } from 'pino';
+import { errorCodes, isSvcError, SvcError } from '../errors.js';
+import { describeLimit, installBodyParser, ORDINARY_BODY_LIMIT } from './body.js';
+import { checkRequest } from './guard.js';
+
+export interface AppOptions {
+  token: string;
+  logger: Logger;
+  /** Called with the app before routes are frozen; registers every route module. */
+  routes: (app: FastifyInstance) => void;
+}
+
+/** Timeouts for requests arriving (SPEC §8 "The server also bounds…"); SSE responses have none. */
+export const SERVER_TIMEOUTS = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  connectionTimeoutMs: 120_000,
+};
+
+function sendError(reply: FastifyReply, err: SvcError): void {
+  const body: { error: { code: string; message: string; details?: Record<string, unknown> } } = {
+    error: { code: err.code, message: err.message },
+  };
+  if (err.details) body.error.details = err.details;
+  void reply.code(errorCodes[err.code].status).type('application/json; charset=utf-8').send(body);
+}
+
+function translate(err: FastifyError | Error, req: FastifyRequest): SvcError {
+  if (isSvcError(err)) return err;
+  const fe = err as FastifyError;
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+      const limit = req.routeOptions.bodyLimit ?? ORDINARY_BODY_LIMIT;
+      return new SvcError(
+        'payload_too_large',
+        `request body is over the ${describeLimit(limit)} limit of this route`,
+        {
+          limit,
+        },
+      );
+    }
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new SvcError('unsupported_media_type', 'request bodies are JSON');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new SvcError('invalid_json', 'the body is not valid JSON');
+    default:
+      break;
+  }
+  if (fe.statusCode === 413) {
+    return new SvcError(
+      'payload_too_large',
+      `request body is over the ${describeLimit(ORDINARY_BODY_LIMIT)} limit`,
+    );
+  }
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new SvcError('validation_failed', 'the request is malformed');
+  }
+  return new SvcError('internal', 'internal error');
+}
+
+export function buildApp(opts: AppOptions): FastifyInstance {
+  const app: FastifyInstance = fastify({
+    loggerInstance: opts.logger as unknown as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: ORDINARY_BODY_LIMIT,
+    requestTimeout: SERVER_TIMEOUTS.requestTimeoutMs,
+    keepAliveTimeout: SERVER_TIMEOUTS.keepAliveTimeoutMs,
+    connectionTimeout: SERVER_TIMEOUTS.connectionTimeoutMs,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.server.headersTimeout = SERVER_TIMEOUTS.headersTimeoutMs;
+  installBodyParser(app);
+
+  app.addHook('onRequest', async (req) => {
+    checkRequest(req, opts.token);
+  });
+  // Requests are logged by method, route pattern and status only: URLs and headers can carry secrets.
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      {
+        method: req.method,
+        route: req.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
+  });
+
+  app.setErrorHandler((err: FastifyError | Error, req, reply) => {
+    const svcErr = translate(err, req);
+    if (svcErr.code === 'internal')
+      req.log.error({ err, route: req.routeOptions.url }, 'request failed');
+    sendError(reply, svcErr);
+  });
+
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const set = methodsByPath.get(route.url) ?? new Set<string>();
+    for (const m of methods) if (m !== 'HEAD') set.add(m);
+    methodsByPath.set(route.url, set);
+  });
+
+  app.setNotFoundHandler(async (req, reply) => {
+    const path = req.url.split('?')[0] ?? '';
+    for (const [pattern, methods] of methodsByPath) {
+      if (patternMatches(pattern, path)) {
+        const allow = [...methods].sort().join(', ');
+        void reply.header('allow', allow);
+        sendError(
+          reply,
+          new SvcError(
+            'method_not_allowed',
+            `${req.method} is not allowed here; allowed: ${allow}`,
+          ),
+        );
+        return reply;
+      }
+    }
+    sendError(reply, new SvcError('not_found', 'no such endpoint'));
+    return reply;
+  });
+
+  opts.routes(app);
+  return app;
+}
+
+function patternMatches(pattern: string, path: string): boolean {
+  const a = pattern.replace(/\/+$/, '').split('/');
+  const b = path.replace(/\/+$/, '').split('/');
+  if (a.length !== b.length) return false;
+  return a.every((seg, i) => seg.startsWith(':') || seg === b[i]);
+}

@@ -1,0 +1,11 @@
+/**
+ * http: the fastify server (SPEC §4, §5, §7, §8): auth and Host guard, body rules, the error
+ * envelope, SSE framing, and routes/ with one file per resource. Only `svc daemon run` listens;
+ * tests use `inject` on the app from `buildApp`. Uses: every service through the container.
+ */
+export { buildApp, SERVER_TIMEOUTS } from './app.js';
+export { isJsonContentType, LARGE_BODY_LIMIT, ORDINARY_BODY_LIMIT } from './body.js';
+export { isLoopbackHost, tokenMatches } from './guard.js';
+export { type RouteModule, routeModules } from './routes/index.js';
+export { StreamSet } from './sse.js';
+export { parseId, parseWith } from './validate.js';

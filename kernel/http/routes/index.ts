@@ -1,0 +1,10 @@
+/** Every route module, in the order they register. One file per resource. */
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../container.js';
+import { configRoutes } from './config.js';
+import { daemonRoutes } from './daemon.js';
+import { eventsRoutes } from './events.js';
+
+export type RouteModule = (app: FastifyInstance, s: Services) => void;
+
+export const routeModules: RouteModule[] = [daemonRoutes, configRoutes, eventsRoutes];

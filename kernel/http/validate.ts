@@ -1,0 +1,29 @@
+/** Request validation helpers: zod schemas are the single source of truth for bodies and queries. */
+import type { z } from 'zod';
+import { SvcError } from '../errors.js';
+import { findingsFromZod, summarizeFindings } from '../validation.js';
+
+/** Parses `value` with `schema`, or throws 400 validation_failed naming the first failing field. */
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  what = 'body',
+): z.infer<S> {
+  const r = schema.safeParse(value === undefined && what === 'body' ? {} : value);
+  if (r.success) return r.data;
+  const findings = findingsFromZod(r.error);
+  const first = findings[0];
+  throw new SvcError('validation_failed', summarizeFindings(findings) || `invalid ${what}`, {
+    field: first?.path ?? '',
+  });
+}
+
+/** A positive integer id from a path parameter; anything else is 404, as an unknown id would be. */
+export function parseId(raw: string | undefined, what: string): number {
+  if (!raw || !/^[1-9]\d{0,15}$/.test(raw))
+    throw new SvcError(
+      'not_found',
+      `${what} ${raw ?? ''} not found (${what} ids are positive integers)`,
+    );
+  return Number(raw);
+}

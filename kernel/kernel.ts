@@ -1,0 +1,106 @@
+/**
+ * Assembles the kernel: directories, token, configuration, database, plugins, the container and
+ * the HTTP app — everything but listening, so tests get the real app through `inject` and
+ * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
+ */
+import type { AwilixContainer } from 'awilix';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { type Clock, SystemClock } from './clock/index.js';
+import { ConfigService } from './config/index.js';
+import { buildContainer, type Services } from './container.js';
+import { ensurePrivateDir, type Paths } from './daemon/paths.js';
+import { DaemonState } from './daemon/state.js';
+import { loadOrCreateToken } from './daemon/token.js';
+import { buildApp, type RouteModule, routeModules } from './http/index.js';
+import { loadPlugins, Registry } from './plugin/index.js';
+import { openDatabase, Store } from './store/index.js';
+
+export interface KernelOptions {
+  paths: Paths;
+  logger: Logger;
+  clock?: Clock;
+  heartbeatMs?: number;
+  /** Called when a client asks the daemon to stop (POST /v1/daemon/stop). */
+  onStopRequested?: () => void;
+  /** Route modules added after the built-in ones (tests of the error path). */
+  extraRoutes?: RouteModule[];
+  /** Overrides the built-in plugin folder (tests of discovery). */
+  builtinPluginRoot?: string;
+}
+
+export interface Kernel {
+  services: Services;
+  container: AwilixContainer<Services>;
+  app: FastifyInstance;
+  /** Stops services, closes the app and the database. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export async function createKernel(opts: KernelOptions): Promise<Kernel> {
+  const { paths, logger } = opts;
+  const clock = opts.clock ?? new SystemClock();
+  ensurePrivateDir(paths.dataDir);
+  ensurePrivateDir(paths.configDir);
+  const token = loadOrCreateToken(paths.tokenFile);
+
+  const config = new ConfigService({
+    configDir: paths.configDir,
+    configFile: paths.configFile,
+    logger,
+  });
+  const initial = config.start();
+  logger.level = initial.log_level;
+  config.onChange((next) => {
+    logger.level = next.log_level;
+  });
+
+  const registry = new Registry();
+  await loadPlugins({
+    registry,
+    extra: initial.plugins,
+    configDir: paths.configDir,
+    builtinRoot: opts.builtinPluginRoot,
+  });
+
+  const store = new Store(openDatabase(paths.dbFile));
+  const daemon = new DaemonState(token, clock.now(), () => opts.onStopRequested?.());
+  const container = buildContainer({
+    paths,
+    clock,
+    logger,
+    config,
+    store,
+    registry,
+    daemon,
+    heartbeatMs: opts.heartbeatMs ?? 15_000,
+  });
+  const services = container.cradle;
+  config.onChange((_next, _prev, source) => {
+    services.events.append('config.changed', {}, { source });
+  });
+
+  const app = buildApp({
+    token,
+    logger,
+    routes: (a) => {
+      for (const mod of [...routeModules, ...(opts.extraRoutes ?? [])]) mod(a, services);
+    },
+  });
+  await app.ready();
+
+  let closed = false;
+  return {
+    services,
+    container,
+    app,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      services.streams.closeAll();
+      await app.close();
+      await config.close();
+      store.close();
+    },
+  };
+}

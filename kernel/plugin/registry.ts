@@ -1,0 +1,116 @@
+/**
+ * The plugin registry: step types, agent adapters, trigger sources and forges by id. A second
+ * registration of an id is an error naming both plugins (a user plugin cannot quietly replace a
+ * built-in), and the registry is frozen once the daemon is up.
+ */
+import type { AgentAdapter } from './agent.js';
+import type { Forge } from './forge.js';
+import type { StepType } from './step.js';
+import type { TriggerSource } from './trigger.js';
+
+export type PluginKind = 'step_type' | 'agent' | 'trigger_source' | 'forge';
+
+export class PluginError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PluginError';
+  }
+}
+
+interface Entry<T> {
+  value: T;
+  plugin: string;
+}
+
+export interface LoadedPlugin {
+  name: string;
+  source: 'builtin' | 'config';
+  file: string;
+  provides: Array<{ kind: PluginKind; id: string }>;
+}
+
+export class Registry {
+  private frozen = false;
+  private readonly stepTypes = new Map<string, Entry<StepType>>();
+  private readonly agents = new Map<string, Entry<AgentAdapter>>();
+  private readonly triggerSources = new Map<string, Entry<TriggerSource>>();
+  private readonly forges = new Map<string, Entry<Forge>>();
+  readonly plugins: LoadedPlugin[] = [];
+
+  private add<T>(
+    map: Map<string, Entry<T>>,
+    kind: PluginKind,
+    id: string,
+    value: T,
+    plugin: string,
+  ): void {
+    if (this.frozen)
+      throw new PluginError(`plugin ${plugin} registered ${kind} "${id}" after start-up`);
+    if (typeof id !== 'string' || !/^[a-z][a-z0-9_-]*$/.test(id)) {
+      throw new PluginError(
+        `plugin ${plugin} registered a ${kind} with an invalid id ${JSON.stringify(id)}`,
+      );
+    }
+    const existing = map.get(id);
+    if (existing) {
+      throw new PluginError(
+        `${kind} "${id}" is registered twice: by ${existing.plugin} and by ${plugin}`,
+      );
+    }
+    map.set(id, { value, plugin });
+    this.plugins.find((p) => p.name === plugin)?.provides.push({ kind, id });
+  }
+
+  registerStepType(plugin: string, stepType: StepType): void {
+    this.add(this.stepTypes, 'step_type', stepType?.meta?.type, stepType, plugin);
+  }
+
+  registerAgent(plugin: string, adapter: AgentAdapter): void {
+    this.add(this.agents, 'agent', adapter?.name, adapter, plugin);
+  }
+
+  registerTriggerSource(plugin: string, source: TriggerSource): void {
+    this.add(this.triggerSources, 'trigger_source', source?.type, source, plugin);
+  }
+
+  registerForge(plugin: string, forge: Forge): void {
+    this.add(this.forges, 'forge', forge?.name, forge, plugin);
+  }
+
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  stepType(id: string): StepType | undefined {
+    return this.stepTypes.get(id)?.value;
+  }
+
+  agent(name: string): AgentAdapter | undefined {
+    return this.agents.get(name)?.value;
+  }
+
+  triggerSource(type: string): TriggerSource | undefined {
+    return this.triggerSources.get(type)?.value;
+  }
+
+  forge(name: string): Forge | undefined {
+    return this.forges.get(name)?.value;
+  }
+
+  /** Registration order is discovery order, which is sorted by folder name, so lists are stable. */
+  listStepTypes(): StepType[] {
+    return [...this.stepTypes.values()].map((e) => e.value);
+  }
+
+  listAgents(): AgentAdapter[] {
+    return [...this.agents.values()].map((e) => e.value);
+  }
+
+  listTriggerSources(): TriggerSource[] {
+    return [...this.triggerSources.values()].map((e) => e.value);
+  }
+
+  listForges(): Forge[] {
+    return [...this.forges.values()].map((e) => e.value);
+  }
+}

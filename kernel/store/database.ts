@@ -1,0 +1,135 @@
+/**
+ * The SQLite database: WAL mode, foreign keys on, numbered migrations applied in one transaction
+ * at open, and a transaction helper that publishes work queued with `afterCommit` only once the
+ * outermost transaction has committed (so an event is announced if and only if it is stored).
+ */
+import { chmodSync, closeSync, openSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { type Migration, migrations, NEWEST_MIGRATION } from './migrations/index.js';
+
+export type Db = Database.Database;
+
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly file: string,
+    readonly found: number,
+    readonly supported: number,
+  ) {
+    super(
+      `database ${file} has schema version ${found}, newer than this svc supports (${supported}); ` +
+        'run the newer svc, or restore a backup taken by this version',
+    );
+    this.name = 'SchemaTooNewError';
+  }
+}
+
+export interface OpenOptions {
+  /** Apply pending migrations (the daemon); false opens read-mostly for doctor-style reads. */
+  migrate?: boolean;
+  readonly?: boolean;
+}
+
+export function schemaVersion(db: Db): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+function applyMigrations(db: Db, list: Migration[]): void {
+  const current = schemaVersion(db);
+  const pending = list.filter((m) => m.version > current);
+  if (pending.length === 0) return;
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+    const record = db.prepare(
+      'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
+    );
+    for (const m of pending) {
+      db.exec(m.sql);
+      record.run(m.version, m.name, new Date().toISOString());
+      db.pragma(`user_version = ${m.version}`);
+    }
+  })();
+}
+
+/** Creates the file owner-only before SQLite does; SQLite gives -wal and -shm the same mode. */
+export function ensurePrivateFile(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  if (process.platform !== 'win32') chmodSync(file, 0o600);
+}
+
+export function openDatabase(file: string, opts: OpenOptions = {}): Db {
+  if (!opts.readonly) ensurePrivateFile(file);
+  const db = new Database(file, {
+    readonly: opts.readonly ?? false,
+    fileMustExist: opts.readonly ?? false,
+  });
+  try {
+    if (!opts.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    const found = schemaVersion(db);
+    if (found > NEWEST_MIGRATION.version)
+      throw new SchemaTooNewError(file, found, NEWEST_MIGRATION.version);
+    if (opts.migrate !== false && !opts.readonly) applyMigrations(db, migrations);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/**
+ * Wraps the connection with a transaction helper that defers side effects to after commit.
+ * better-sqlite3 is synchronous, so one connection serializes every write in this process.
+ */
+export class Store {
+  private depth = 0;
+  private pending: Array<() => void> = [];
+
+  constructor(readonly db: Db) {}
+
+  /** Runs `fn` in a transaction (a savepoint when nested). Work queued by `afterCommit` runs after the outermost commit. */
+  tx<T>(fn: () => T): T {
+    const mark = this.pending.length;
+    this.depth++;
+    let result: T;
+    try {
+      result = this.db.transaction(fn).immediate();
+    } catch (err) {
+      this.pending.length = mark;
+      this.depth--;
+      throw err;
+    }
+    this.depth--;
+    if (this.depth === 0) this.flush();
+    return result;
+  }
+
+  /** Queues `fn` to run once the current transaction commits; runs it at once outside one. */
+  afterCommit(fn: () => void): void {
+    if (this.depth === 0) fn();
+    else this.pending.push(fn);
+  }
+
+  get inTransaction(): boolean {
+    return this.depth > 0;
+  }
+
+  private flush(): void {
+    const work = this.pending;
+    this.pending = [];
+    for (const fn of work) fn();
+  }
+
+  close(): void {
+    if (this.db.open) {
+      try {
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {}
+      this.db.close();
+    }
+  }
+}

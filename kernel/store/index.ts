@@ -1,0 +1,14 @@
+/**
+ * store: the SQLite database (better-sqlite3, WAL) at {data_dir}/svc.db, its numbered migrations
+ * and the transaction helper. One repository module per table lives beside this door.
+ * Uses: nothing but the file. Used by: every service that keeps state.
+ */
+export {
+  type Db,
+  ensurePrivateFile,
+  openDatabase,
+  SchemaTooNewError,
+  Store,
+  schemaVersion,
+} from './database.js';
+export { type Migration, migrations, NEWEST_MIGRATION } from './migrations/index.js';

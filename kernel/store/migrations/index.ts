@@ -1,0 +1,17 @@
+/**
+ * The numbered migrations, in order. A migration is a TypeScript module holding its SQL so it is
+ * compiled into dist/ with everything else (no copy step that a build could forget); each opens
+ * with a comment saying why its tables look the way they do. Never edit a released migration:
+ * add the next number.
+ */
+import m0001 from './0001_events.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [m0001];
+
+export const NEWEST_MIGRATION = migrations[migrations.length - 1] as Migration;
