@@ -11,12 +11,18 @@ import { EXIT } from '../exit-codes.js';
 
 const SVC_BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 
+/** True while `pid` runs. A zombie (exited, not yet reaped by its new parent) counts as gone. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
   }
 }
 

@@ -4,6 +4,7 @@
  */
 export { formatDuration, parseDuration, tryParseDuration } from './duration.js';
 export { parseConfigText, readConfigFile } from './load.js';
+export { configReference } from './reference.js';
 export {
   type Config,
   type ConfigInput,

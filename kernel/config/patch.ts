@@ -2,7 +2,7 @@
  * Writes a partial config body into config.yaml's own text, touching only the keys it names, so
  * the user's comments and key order survive. `null` removes a key (it falls back to its default).
  */
-import { isMap, parseDocument } from 'yaml';
+import { isMap, isScalar, parseDocument } from 'yaml';
 
 export type PatchResult = { ok: true; text: string } | { ok: false; message: string; key: string };
 
@@ -28,8 +28,12 @@ export function applyConfigPatch(text: string, body: Record<string, unknown>): P
       const parent = doc.getIn(path.slice(0, i), true);
       if (parent !== undefined && !isMap(parent)) doc.deleteIn(path.slice(0, i));
     }
+    const existing = doc.getIn(path, true);
     if (value === null) doc.deleteIn(path);
-    else doc.setIn(path, doc.createNode(value));
+    else if (isScalar(existing) && (value === null || typeof value !== 'object')) {
+      // Keep the node (and the comment riding on it); only its value changes.
+      existing.value = value;
+    } else doc.setIn(path, doc.createNode(value));
   }
   return { ok: true, text: doc.toString({ lineWidth: 0 }) };
 }

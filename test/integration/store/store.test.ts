@@ -1,0 +1,75 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import {
+  NEWEST_MIGRATION,
+  openDatabase,
+  SchemaTooNewError,
+  Store,
+  schemaVersion,
+} from '../../../kernel/store/index.js';
+import { buildTestApp } from '../../support/app.js';
+import { tempDir } from '../../support/tmp.js';
+
+describe('store', () => {
+  it('opens in WAL mode, owner-only, with every migration applied once', () => {
+    const file = join(tempDir(), 'svc.db');
+    const db = openDatabase(file);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(schemaVersion(db)).toBe(NEWEST_MIGRATION.version);
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{
+        name: string;
+      }>
+    ).map((r) => r.name);
+    expect(tables).toEqual(
+      expect.arrayContaining(['events', 'idempotency_keys', 'schema_migrations']),
+    );
+    db.close();
+    const again = openDatabase(file);
+    expect(
+      (again.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n,
+    ).toBe(NEWEST_MIGRATION.version);
+    again.close();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a database whose schema is newer than this binary, clearly', () => {
+    const file = join(tempDir(), 'svc.db');
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${NEWEST_MIGRATION.version + 5}`);
+    raw.close();
+    expect(() => openDatabase(file)).toThrow(SchemaTooNewError);
+    expect(() => openDatabase(file)).toThrow(/newer than this svc supports/);
+  });
+
+  it('runs after-commit work only when the outermost transaction commits', () => {
+    const store = new Store(openDatabase(join(tempDir(), 'svc.db')));
+    const ran: string[] = [];
+    store.tx(() => {
+      store.afterCommit(() => ran.push('outer'));
+      store.tx(() => store.afterCommit(() => ran.push('inner')));
+      expect(ran).toEqual([]);
+    });
+    expect(ran).toEqual(['outer', 'inner']);
+    expect(() =>
+      store.tx(() => {
+        store.afterCommit(() => ran.push('rolled back'));
+        throw new Error('no');
+      }),
+    ).toThrow('no');
+    expect(ran).toEqual(['outer', 'inner']);
+    store.close();
+  });
+
+  it('the kernel refuses to start on a too-new schema', async () => {
+    const root = tempDir();
+    const first = await buildTestApp({ root, keepOpen: true });
+    await first.close();
+    const raw = new Database(first.paths.dbFile);
+    raw.pragma(`user_version = ${NEWEST_MIGRATION.version + 1}`);
+    raw.close();
+    await expect(buildTestApp({ root })).rejects.toThrow(SchemaTooNewError);
+  });
+});
