@@ -27,7 +27,8 @@ export function cliReference(): string {
     const opts = Object.entries(c.options ?? {});
     if (opts.length > 0) {
       lines.push('| option | meaning |', '|---|---|');
-      for (const [k, v] of opts) lines.push(`| \`--${k}${v.type === 'string' ? ' <value>' : ''}\` | ${v.description} |`);
+      for (const [k, v] of opts)
+        lines.push(`| \`--${k}${v.type === 'string' ? ' <value>' : ''}\` | ${v.description} |`);
       lines.push('');
     }
   }

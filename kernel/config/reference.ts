@@ -8,10 +8,17 @@ import { objectShape, unwrapSchema } from './template.js';
 
 function typeOf(schema: z.ZodType): string {
   const inner = unwrapSchema(schema);
-  const def = inner._zod.def as { type: string; entries?: Record<string, string>; options?: z.ZodType[]; element?: z.ZodType };
+  const def = inner._zod.def as {
+    type: string;
+    entries?: Record<string, string>;
+    options?: z.ZodType[];
+    element?: z.ZodType;
+  };
   switch (def.type) {
     case 'enum':
-      return Object.values(def.entries ?? {}).map((v) => `\`${v}\``).join(' \\| ');
+      return Object.values(def.entries ?? {})
+        .map((v) => `\`${v}\``)
+        .join(' \\| ');
     case 'union':
       return (def.options ?? []).map(typeOf).join(' or ');
     case 'array':
@@ -39,8 +46,12 @@ function rows(schema: z.ZodType, value: unknown, prefix: string[]): string[] {
       out.push(...rows(s, v, path));
       continue;
     }
-    const note = KEYS_OMITTED_FROM_TEMPLATE.has(path.join('.')) ? ' Not written into the generated file.' : '';
-    out.push(`| \`${path.join('.')}\` | ${typeOf(s)} | ${show(v)} | ${(s.description ?? '').replace(/\|/g, '\\|')}${note} |`);
+    const note = KEYS_OMITTED_FROM_TEMPLATE.has(path.join('.'))
+      ? ' Not written into the generated file.'
+      : '';
+    out.push(
+      `| \`${path.join('.')}\` | ${typeOf(s)} | ${show(v)} | ${(s.description ?? '').replace(/\|/g, '\\|')}${note} |`,
+    );
   }
   return out;
 }

@@ -19,6 +19,8 @@ export interface StepTypeMeta {
 
 export interface StepType {
   meta: StepTypeMeta;
+  /** Runs one attempt (engine-owned contract in step-run.ts). Absent for purely structural types. */
+  run?: import('./step-run.js').StepRun;
 }
 
 export function defineStepType<T extends StepType>(stepType: T): T {
