@@ -6,7 +6,47 @@
  * Identity is checked on data (`kind`, `code`), never with `instanceof`, because a plugin loaded
  * from a user's path may bundle its own copy of these helpers.
  */
-export type { AgentAdapter } from './agent.js';
+export type {
+  AgentAdapter,
+  AgentCatalogue,
+  AgentEvent,
+  AgentFailureReason,
+  AgentInputProtocol,
+  AgentProbe,
+  AgentQuotaSource,
+  AgentRunPlan,
+  AgentRunPlanResult,
+  AgentRunSpec,
+  AgentSkill,
+  AgentStreamParser,
+  AgentTraits,
+  AgentVerdict,
+  AnswerIssue,
+  HostPlatform,
+  InputAnswer,
+  InputRequest,
+  InputVerdict,
+  OnInput,
+  ParserOptions,
+  PendingInput,
+  PermissionMode,
+  ProbeCommand,
+  ProbeContext,
+  ProbeOutcome,
+  ProbeRunner,
+  QuotaPush,
+  QuotaReading,
+  QuotaWindow,
+  RestrictedVerdict,
+  RunExit,
+  RunRefusalReason,
+  RunUsage,
+  StdinPlan,
+  ToolResult,
+  ToolUse,
+  UsageTotals,
+  VersionWindow,
+} from './agent.js';
 
 /** The plugin API's own version; a plugin declares the range it was written for in `svc`. */
 export const PLUGIN_API_VERSION = '1.0.0';
