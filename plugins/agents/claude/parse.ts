@@ -237,17 +237,20 @@ export function createClaudeParser(): AgentStreamParser {
           };
         }
       }
+      // An error result explains the failure; the exit code 1 that follows it is only its echo
+      // (and in input mode races with our closing stdin), so it stays agent_error (decision 116).
+      if (resultError !== undefined) {
+        return { kind: 'failed', reason: 'agent_error', message: resultError, ...usage };
+      }
       const noResult = `stream ended without a result event${stderrSuffix(exit.stderr_tail)}`;
       if (exitedBadly) {
         const how =
           exit.signal !== null ? `killed by ${exit.signal}` : `exited with code ${exit.code}`;
-        const message = result === undefined ? noResult : (resultError ?? how);
+        const message = result === undefined ? noResult : `${how} after a successful result`;
         return { kind: 'failed', reason: 'nonzero_exit', message, ...usage };
       }
-      if (result === undefined)
+      if (result === undefined) {
         return { kind: 'failed', reason: 'agent_error', message: noResult, ...usage };
-      if (resultError !== undefined) {
-        return { kind: 'failed', reason: 'agent_error', message: resultError, ...usage };
       }
       return { kind: 'succeeded', result_text: str(result.result) ?? '', ...usage };
     },
