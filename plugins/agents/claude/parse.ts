@@ -219,10 +219,17 @@ export function createClaudeParser(): AgentStreamParser {
       if (failed) {
         const limitSentence = resultError !== undefined && LIMIT_SENTENCE.test(resultError);
         if (usageLimit || limitSentence) {
-          const named = plausibleReset(usageLimit?.resetsAt, exit.now);
+          // The epoch wins; an implausible one is dropped, not replaced by the wall-clock text.
+          const epoch = usageLimit?.resetsAt;
+          const resetsAt =
+            epoch !== undefined
+              ? plausibleReset(epoch, exit.now)
+              : resultError
+                ? resetFromSentence(resultError, exit.now)
+                : null;
           return {
             kind: 'usage_limit',
-            resets_at: named ?? (resultError ? resetFromSentence(resultError, exit.now) : null),
+            resets_at: resetsAt,
             message: resultError ?? 'usage limit reached',
             ...usage,
           };
