@@ -34,63 +34,10 @@ export function oneLine(text: string, max: number): string {
   return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-/** Argument names that give a tool call its one-line subject, most telling first. */
-const SUBJECT_KEYS = [
-  'command',
-  'cmd',
-  'file_path',
-  'notebook_path',
-  'pattern',
-  'path',
-  'url',
-  'query',
-  'prompt',
-  'description',
-] as const;
-
-export function toolSummary(input: unknown): string | undefined {
-  if (!isRecord(input)) return undefined;
-  for (const key of SUBJECT_KEYS) {
-    const v = input[key];
-    if (typeof v === 'string' && v.trim() !== '') return oneLine(v, 200);
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string') && v.length > 0) {
-      return oneLine(v.join(' '), 200);
-    }
-  }
-  return undefined;
-}
-
 /** `major.minor.patch` of the first semver-looking token, or undefined. */
 export function semver(version: string | null | undefined): [number, number, number] | undefined {
   const m = version ? /(\d+)\.(\d+)\.(\d+)/.exec(version) : null;
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
-}
-
-export function compareSemver(a: [number, number, number], b: [number, number, number]): number {
-  for (let i = 0; i < 3; i++) {
-    const d = (a[i] ?? 0) - (b[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
-/** True when `version` parses and lies in `[min, below)`. */
-export function inWindow(version: string | null, min: string, below: string): boolean {
-  const v = semver(version);
-  const lo = semver(min);
-  const hi = semver(below);
-  if (!v || !lo || !hi) return false;
-  return compareSemver(v, lo) >= 0 && compareSemver(v, hi) < 0;
-}
-
-const MAX_RESET_AHEAD_MS = 7 * 24 * 3600 * 1000;
-
-/** A reset the CLI named is kept only when it is in the future and at most 7 days out. */
-export function plausibleReset(epochSeconds: number | undefined, now: Date): string | null {
-  if (epochSeconds === undefined) return null;
-  const ms = epochSeconds * 1000;
-  if (ms <= now.getTime() || ms - now.getTime() > MAX_RESET_AHEAD_MS) return null;
-  return new Date(ms).toISOString();
 }
 
 export function tail(text: string, max = 2000): string {
