@@ -69,6 +69,8 @@ export async function runAgent(opts: RunAgentOptions): Promise<RunAgentResult> {
     lines.push(line);
     for (const ev of parser.push(line)) {
       events.push(ev);
+      // Like the engine: never wait on a request that cannot be rendered.
+      if (ev.type === 'error' && ev.reason === 'input_protocol_error') child.kill('SIGTERM');
       if (!interactive) continue;
       if (ev.type === 'input_request' && opts.respond) child.stdin.write(opts.respond(ev.request));
       if (ev.type === 'result') child.stdin.end();
