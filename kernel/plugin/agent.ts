@@ -9,7 +9,7 @@
  * The adapter never spawns a process and never touches task state: the kernel supplies a
  * `ProbeRunner` for probes and owns every run's process (environment policy, timeouts, tree kill,
  * transcript). Everything here is plain data matched on `kind`/`type`, never on `instanceof`,
- * because a user plugin may bundle its own copy of these types. Decisions: 110–116.
+ * because a user plugin may bundle its own copy of these types. Decisions: 110–118.
  */
 
 // ─── identity and traits ──────────────────────────────────────────────────────────────────────
