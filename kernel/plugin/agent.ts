@@ -412,7 +412,10 @@ export interface AgentAdapter {
   readonly binary: string;
   readonly traits: AgentTraits;
   readonly catalogue: AgentCatalogue;
-  /** Comma-free list of builds compared by whole-string equality for `version_verdict: tested`. */
+  /**
+   * Builds this project ran (decision 117), compared by whole-string equality with the probed
+   * version for `version_verdict: tested`; the kernel joins them with commas for SPEC §2.3.
+   */
   readonly tested_versions: readonly string[];
   /**
    * Builds whose `logged_in` probe is asked; others answer null ("unprobed build"). Undefined: every
