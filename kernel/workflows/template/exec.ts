@@ -18,6 +18,7 @@ import { BUILTINS, type Builtin, type ParamType } from './builtins.js';
 import { execError, isTemplateError, type TemplateError } from './errors.js';
 import { formatValue } from './fmt.js';
 import { quote } from './quote.js';
+import { deepUnwrap, findTaint, taint, unwrap } from './taint.js';
 import { goType, hasKey, isInt, isMap, isTrue, sortedKeys } from './values.js';
 
 // The evaluator, a port of Go's text/template exec.go over the value model of values.ts. Where a
@@ -223,8 +224,15 @@ class State {
     this.executing = executing;
   }
 
-  printValue(node: Node, v: unknown): void {
+  printValue(node: Node, value: unknown): void {
     this.at(node);
+    const t = findTaint(value);
+    if (t) {
+      const plain = deepUnwrap(value);
+      this.write(t.printer(typeof plain === 'string' ? plain : formatValue(plain)));
+      return;
+    }
+    const v = value;
     if (v === undefined || v === null) this.write('<no value>');
     else if (typeof v === 'function')
       this.fail(`can't print ${nodeString(node)} of type ${goType(v)}`);
@@ -355,7 +363,7 @@ class State {
     if (user !== undefined) {
       const argv = argNodes.map((a) => this.evalArg(dot, a, 'any'));
       if (final !== MISSING) argv.push(final);
-      return this.call(cmd, name, () => user(...argv));
+      return this.callTainted(cmd, name, argv, (plain) => user(...plain));
     }
     const builtin = BUILTINS.get(name);
     if (builtin === undefined) return this.fail(`${quote(name)} is not a defined function`);
@@ -392,7 +400,20 @@ class State {
     if (final !== MISSING) argv.push(this.validateType(final, param(argv.length)));
     // call reports its callee by how the template spelled it.
     if (name === 'call') argv.unshift(argNodes[0] ? nodeString(argNodes[0]) : String(final));
-    return this.call(cmd, name, () => fn.impl(argv));
+    return this.callTainted(cmd, name, argv, (plain) => fn.impl(plain));
+  }
+
+  /** Calls a function on plain values; a tainted argument makes a string result tainted too. */
+  callTainted(
+    cmd: AtNode,
+    name: string,
+    argv: unknown[],
+    invoke: (plain: unknown[]) => unknown,
+  ): unknown {
+    const t = argv.map((a) => findTaint(a)).find((x) => x !== null) ?? null;
+    const plain = t ? argv.map((a) => deepUnwrap(a)) : argv;
+    const result = this.call(cmd, name, () => invoke(plain));
+    return t && typeof result === 'string' ? taint(result, t.printer) : result;
   }
 
   call(cmd: AtNode, name: string, invoke: () => unknown): unknown {
@@ -441,7 +462,7 @@ class State {
   }
 
   validateType(v: unknown, type: ParamType): unknown {
-    if (type === 'any' || typeof v === 'string') return v;
+    if (type === 'any' || typeof unwrap(v) === 'string') return v;
     if (v === undefined) this.fail('invalid value; expected string');
     const got = v === null ? 'interface {}' : goType(v);
     return this.fail(`wrong type for value; expected string; got ${got}`);

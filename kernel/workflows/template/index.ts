@@ -7,6 +7,7 @@
 export { isTemplateError, TemplateError, type TemplateErrorKind } from './errors.js';
 export { MAX_TEMPLATE_DEPTH, type MissingKey, type TemplateFunc } from './exec.js';
 export { slug } from './slug.js';
+export { isTainted, Tainted, type TaintPrinter, taint } from './taint.js';
 export {
   checkTemplate,
   parseTemplate,

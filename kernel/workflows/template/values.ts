@@ -1,4 +1,5 @@
 import { compareStrings } from './quote.js';
+import { isTainted, unwrap } from './taint.js';
 
 // How plain JS data maps onto Go's types, which decide printing, truth and comparison:
 //   undefined                    Go's invalid reflect.Value ("no value": a missing key, no data)
@@ -18,7 +19,7 @@ export function isInt(v: unknown): v is number {
 }
 
 export function isMap(v: unknown): v is GoMap {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !isTainted(v);
 }
 
 export function isNil(v: unknown): v is null | undefined {
@@ -35,7 +36,8 @@ export function sortedKeys(m: GoMap): string[] {
 }
 
 /** The Go type name used in messages and by %T. */
-export function goType(v: unknown): string {
+export function goType(value: unknown): string {
+  const v = unwrap(value);
   if (v === null || v === undefined) return '<nil>';
   switch (typeof v) {
     case 'string':
@@ -54,7 +56,8 @@ export function goType(v: unknown): string {
 }
 
 /** text/template's truth: the zero value of each type, nil and empty collections are false. */
-export function isTrue(v: unknown): boolean {
+export function isTrue(value: unknown): boolean {
+  const v = unwrap(value);
   if (v === null || v === undefined) return false;
   switch (typeof v) {
     case 'boolean':
