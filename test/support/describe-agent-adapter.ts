@@ -155,9 +155,16 @@ export function describeAgentAdapter(adapter: AgentAdapter, cases: AgentAdapterC
           expect(plugin.name).toBe(`svc:agents/${adapter.name}`);
           expect(plugin.svc).toBe('^1.0.0');
           const registered: unknown[] = [];
-          const api: PluginApi = { registerAgent: (a) => registered.push(a) };
+          const other: unknown[] = [];
+          const api: PluginApi = {
+            registerAgent: (a) => registered.push(a),
+            registerStepType: (s) => other.push(s),
+            registerTriggerSource: (t) => other.push(t),
+            registerForge: (f) => other.push(f),
+          };
           await plugin.setup(api);
           expect(registered).toEqual([adapter]);
+          expect(other).toEqual([]);
         });
       }
     });
