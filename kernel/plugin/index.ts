@@ -6,7 +6,47 @@
  * Identity is checked on data (`kind`, `code`), never with `instanceof`, because a plugin loaded
  * from a user's path may bundle its own copy of these helpers.
  */
-export type { AgentAdapter } from './agent.js';
+export type {
+  AgentAdapter,
+  AgentCatalogue,
+  AgentEvent,
+  AgentFailureReason,
+  AgentInputProtocol,
+  AgentProbe,
+  AgentQuotaSource,
+  AgentRunPlan,
+  AgentRunPlanResult,
+  AgentRunSpec,
+  AgentSkill,
+  AgentStreamParser,
+  AgentTraits,
+  AgentVerdict,
+  AnswerIssue,
+  HostPlatform,
+  InputAnswer,
+  InputRequest,
+  InputVerdict,
+  OnInput,
+  ParserOptions,
+  PendingInput,
+  PermissionMode,
+  ProbeCommand,
+  ProbeContext,
+  ProbeOutcome,
+  ProbeRunner,
+  QuotaPush,
+  QuotaReading,
+  QuotaWindow,
+  RestrictedVerdict,
+  RunExit,
+  RunRefusalReason,
+  RunUsage,
+  StdinPlan,
+  ToolResult,
+  ToolUse,
+  UsageTotals,
+  VersionWindow,
+} from './agent.js';
 export { agentValueFindings } from './agent-values.js';
 // Kernel-side members of this room (plugins have no use for them).
 export { builtinPluginFiles, loadPlugins } from './discover.js';

@@ -18,10 +18,11 @@ function writePlugin(dir: string, file: string, body: string): string {
   return p;
 }
 
+// A forge is the smallest contract to satisfy, so these plugins register one.
 const adapter = (name: string) => `export default {
   name: 'acme-${name}',
   svc: '^1.0.0',
-  setup(api) { api.registerAgent({ name: '${name}' }); },
+  setup(api) { api.registerForge({ name: '${name}', detect: () => false }); },
 };\n`;
 
 describe('plugin discovery', () => {
@@ -43,7 +44,7 @@ describe('plugin discovery', () => {
     const dir = tempDir();
     const file = writePlugin(join(dir, 'acme'), 'index.js', adapter('acme'));
     const t = await buildTestApp({ config: `plugins:\n  - ${join(dir, 'acme')}\n` });
-    expect(t.kernel.services.registry.agent('acme')).toEqual({ name: 'acme' });
+    expect(t.kernel.services.registry.forge('acme')?.name).toBe('acme');
     const info = await t.json<{
       plugins: Array<{ name: string; source: string; file: string; provides: unknown[] }>;
     }>('GET', '/v1/info');
@@ -60,11 +61,17 @@ describe('plugin discovery', () => {
     const root = tempDir();
     writePlugin(join(root, 'config', 'plugins'), 'rel.js', adapter('rel'));
     const t = await buildTestApp({ root, config: 'plugins: [plugins/rel.js]\n' });
-    expect(t.kernel.services.registry.agent('rel')).toBeDefined();
+    expect(t.kernel.services.registry.forge('rel')).toBeDefined();
   });
 
   it.each([
     ['a missing file', () => 'plugins: [/nonexistent/plugin.js]\n', /does not exist/],
+    [
+      'an agent adapter missing its contract',
+      (d: string) =>
+        `plugins: [${writePlugin(d, 'half.js', "export default { name: 'half', svc: '^1', setup(api) { api.registerAgent({ name: 'half' }); } };\n")}]\n`,
+      /plugin half registered agent "half" without planRun/,
+    ],
     [
       'a module without a plugin',
       (d: string) => `plugins: [${writePlugin(d, 'bad.js', 'export const x = 1;\n')}]\n`,
@@ -92,7 +99,7 @@ describe('plugin discovery', () => {
       'a second adapter with a taken id',
       (d: string) =>
         `plugins: [${writePlugin(d, 'x.js', adapter('dup'))}, ${writePlugin(d, 'y.js', adapter('dup').replace("name: 'acme-dup'", "name: 'other'"))}]\n`,
-      /agent "dup" is registered twice: by acme-dup and by other/,
+      /forge "dup" is registered twice: by acme-dup and by other/,
     ],
   ])('stops start-up on %s, naming it', async (_what, config, message) => {
     const d = tempDir();
@@ -102,6 +109,8 @@ describe('plugin discovery', () => {
   it('freezes the registry once loaded', async () => {
     const registry = new Registry();
     await loadPlugins({ registry, extra: [], configDir: tempDir(), builtinRoot: tempDir() });
-    expect(() => registry.registerAgent('late', { name: 'late' })).toThrow(PluginError);
+    expect(() => registry.registerForge('late', { name: 'late', detect: () => false })).toThrow(
+      PluginError,
+    );
   });
 });
