@@ -4,6 +4,7 @@
  * where the error is, with the template's own line and column in the message.
  */
 import type { PathSegment } from '../plugin/index.js';
+import { checkTemplate } from './template/index.js';
 
 /** A parse error at a 1-based line and column of the template text. */
 export interface TemplateProblem {
@@ -16,23 +17,13 @@ export interface TemplateProblem {
 export type TemplateChecker = (source: string) => TemplateProblem | null;
 
 /**
- * Placeholder checker until the Go text/template engine lands: refuses unbalanced actions only.
- * Replaced by the engine's `checkTemplate` (kernel/workflows/template/).
+ * The load-time check with the Go text/template engine (decision 101): builtins plus `slug`, so a
+ * function the engine would not know at run time is refused now, as Go refuses it at parse.
  */
 export const checkWorkflowTemplate: TemplateChecker = (source) => {
-  let at = 0;
-  for (;;) {
-    const open = source.indexOf('{{', at);
-    if (open === -1) return null;
-    const close = source.indexOf('}}', open + 2);
-    if (close === -1) {
-      const before = source.slice(0, open);
-      const line = before.split('\n').length;
-      const col = open - before.lastIndexOf('\n');
-      return { line, col, message: 'unclosed action' };
-    }
-    at = close + 2;
-  }
+  const error = checkTemplate(source);
+  if (!error) return null;
+  return { line: error.line, col: error.col, message: error.detail };
 };
 
 /**

@@ -173,9 +173,23 @@ function addZodIssues(
         continue;
       }
     }
+    if ((issue.code === 'invalid_key' || issue.code === 'invalid_element') && issue.issues[0]) {
+      // A record key (or map element) refused by its own schema: report that schema's reason.
+      const inner = issue.issues[0];
+      const where = formatWorkflowPath(path);
+      out.add(
+        path,
+        issueCode(inner),
+        `${where}: ${issue.code === 'invalid_key' ? 'key ' : ''}${inner.message}`,
+      );
+      continue;
+    }
     const where = formatWorkflowPath(path);
     const key = rel.length > 0 ? String(rel[rel.length - 1]) : where;
-    if (issue.code === 'invalid_type' && valueAt(value, rel) === undefined) {
+    if (
+      (issue.code === 'invalid_type' || issue.code === 'invalid_union') &&
+      valueAt(value, rel) === undefined
+    ) {
       out.add(path, 'required', `${where || key} is required`);
       continue;
     }
