@@ -26,7 +26,8 @@ export const commandStep = defineStepType<CommandStep>({
       'shell_unavailable',
     ],
     contexts: ['body', 'parallel', 'loop'],
-    templates: ['run', 'check', 'if', 'env.*'],
+    // `env:` values are literal: the engine passes them as they are written.
+    templates: ['run', 'check', 'if'],
   },
   validate(def, ctx) {
     if ((def.shell === 'pwsh' || def.shell === 'cmd') && ctx.containerImage !== '') {

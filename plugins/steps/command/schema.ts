@@ -30,7 +30,7 @@ export const CommandStepSchema = z.strictObject({
   env: z
     .record(
       z.string().regex(ENV_NAME, 'must be a variable name (letters, digits, _; not first a digit)'),
-      templateSchema,
+      z.string({ error: 'must be a string' }),
       { error: 'must be a map of variable names to strings' },
     )
     .optional(),
@@ -57,7 +57,7 @@ export const COMMAND_ROWS: readonly SchemaRow[] = [
   {
     key: 'env',
     control: 'map',
-    description: 'Extra environment variables; values are templates. Layered over SVC_*.',
+    description: 'Extra environment variables, literal values (not templates). Layered over SVC_*.',
   },
   ...CHECK_ROWS,
 ];
