@@ -11,8 +11,16 @@ import type { Paths } from './daemon/paths.js';
 import type { DaemonState } from './daemon/state.js';
 import { EventLog } from './events/index.js';
 import { StreamSet } from './http/sse.js';
-import type { Registry } from './plugin/index.js';
+import type { AgentValueSets, Registry } from './plugin/index.js';
 import type { Store } from './store/index.js';
+import {
+  agentValuesFrom,
+  currentHost,
+  type HostPlatform,
+  NO_PROJECTS,
+  type ProjectLookup,
+  WorkflowRegistry,
+} from './workflows/index.js';
 
 export interface Services {
   paths: Paths;
@@ -26,6 +34,14 @@ export interface Services {
   daemon: DaemonState;
   /** Interval of SSE heartbeat comments; short in tests. */
   heartbeatMs: number;
+  /** Projects as the workflow registry sees them; the projects store registers itself here. */
+  projectLookup: ProjectLookup;
+  /** Agent, model and effort value sets for workflow validation and the schema route. */
+  agentValues: () => AgentValueSets;
+  /** The host as workflow `platforms` see it. */
+  hostPlatform: HostPlatform;
+  /** The workflow registry: built-in, global and project workflows (SPEC §2.7). */
+  workflows: WorkflowRegistry;
 }
 
 export interface ContainerSeed {
@@ -37,6 +53,8 @@ export interface ContainerSeed {
   registry: Registry;
   daemon: DaemonState;
   heartbeatMs: number;
+  projectLookup?: ProjectLookup;
+  hostPlatform?: HostPlatform;
 }
 
 export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
@@ -52,6 +70,26 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
     heartbeatMs: asValue(seed.heartbeatMs),
     events: asFunction(({ store, clock }: Services) => new EventLog(store, clock)).singleton(),
     streams: asFunction(() => new StreamSet()).singleton(),
+    projectLookup: asValue(seed.projectLookup ?? NO_PROJECTS),
+    hostPlatform: asValue(seed.hostPlatform ?? currentHost()),
+    agentValues: asFunction(({ registry }: Services) => agentValuesFrom(registry)).singleton(),
+    workflows: asFunction(
+      (c: Services) =>
+        new WorkflowRegistry({
+          paths: c.paths,
+          config: c.config,
+          types: c.registry,
+          // Looked up on each call, so a projects store registered later is the one used.
+          projects: {
+            get: (id) => container.cradle.projectLookup.get(id),
+            list: () => container.cradle.projectLookup.list(),
+          },
+          agentValues: () => container.cradle.agentValues(),
+          events: c.events,
+          logger: c.logger,
+          host: c.hostPlatform,
+        }),
+    ).singleton(),
   });
   return container;
 }

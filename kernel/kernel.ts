@@ -3,6 +3,7 @@
  * the HTTP app — everything but listening, so tests get the real app through `inject` and
  * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
  */
+import { mkdirSync } from 'node:fs';
 import type { AwilixContainer } from 'awilix';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -15,6 +16,7 @@ import { loadOrCreateToken } from './daemon/token.js';
 import { buildApp, type RouteModule, routeModules } from './http/index.js';
 import { loadPlugins, Registry } from './plugin/index.js';
 import { openDatabase, Store } from './store/index.js';
+import type { HostPlatform, ProjectLookup } from './workflows/index.js';
 
 export interface KernelOptions {
   paths: Paths;
@@ -27,6 +29,10 @@ export interface KernelOptions {
   extraRoutes?: RouteModule[];
   /** Overrides the built-in plugin folder (tests of discovery). */
   builtinPluginRoot?: string;
+  /** Projects the workflow registry sees until the projects store registers itself (tests). */
+  projectLookup?: ProjectLookup;
+  /** The host as workflow `platforms` see it (tests of `unsupported`). */
+  hostPlatform?: HostPlatform;
 }
 
 export interface Kernel {
@@ -74,8 +80,12 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     registry,
     daemon,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
+    projectLookup: opts.projectLookup,
+    hostPlatform: opts.hostPlatform,
   });
   const services = container.cradle;
+  // The global workflow scope exists from the first start, so users find where files go.
+  mkdirSync(paths.workflowsDir, { recursive: true, mode: 0o755 });
   config.onChange((_next, _prev, source) => {
     services.events.append('config.changed', {}, { source });
   });
@@ -98,6 +108,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       if (closed) return;
       closed = true;
       services.streams.closeAll();
+      await services.workflows.close();
       await app.close();
       await config.close();
       store.close();

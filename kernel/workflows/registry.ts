@@ -400,13 +400,26 @@ export class WorkflowRegistry {
     this.ownWrites.set(file, digestOf(text).digest);
   }
 
-  /** Announces a change to the registry (API writes call this directly). */
+  /**
+   * Announces a change to the registry as a `workflow.registry_changed` event (API writes call it
+   * directly; the watch calls it for edits made by anything else). `files` are absolute.
+   */
   announce(scope: 'global' | 'project', projectId: number | null, files: string[]): void {
+    const root =
+      scope === 'global'
+        ? this.deps.paths.configDir
+        : (this.deps.projects.get(projectId ?? 0)?.path ?? '');
+    const rel = files.map((f) => (root ? relative(root, f).split(sep).join('/') : f));
     this.deps.events?.append(
       'workflow.registry_changed',
       { project_id: projectId },
-      { scope, project_id: projectId, files },
+      { scope, project_id: projectId, files: rel },
     );
+  }
+
+  /** `{config_dir}/workflows`, the global scope's directory. */
+  get globalDir(): string {
+    return this.deps.paths.workflowsDir;
   }
 
   /** Watches the global directory and every known project's; later projects are added on first view. */
@@ -441,7 +454,7 @@ export class WorkflowRegistry {
     });
     watcher.on('all', (_event, path) => {
       if (dirname(path) !== dir || !isWorkflowFile(basename(path))) return;
-      this.changed(dir, scope, projectId, root, path);
+      this.changed(dir, scope, projectId, path);
     });
     watcher.on('error', (err) => this.deps.logger?.warn({ err, dir }, 'workflow watch failed'));
     this.watchers.set(dir, watcher);
@@ -451,7 +464,6 @@ export class WorkflowRegistry {
     dir: string,
     scope: 'global' | 'project',
     projectId: number | null,
-    root: string,
     path: string,
   ): void {
     const own = this.ownWrites.get(path);
@@ -463,13 +475,12 @@ export class WorkflowRegistry {
       this.ownWrites.delete(path);
       if (current === own) return;
     }
-    const rel = relative(root, path).split('\\').join('/');
     const slot = this.pending.get(dir);
     if (slot) {
-      slot.files.add(rel);
+      slot.files.add(path);
       return;
     }
-    const files = new Set([rel]);
+    const files = new Set([path]);
     const timer = setTimeout(() => {
       this.pending.delete(dir);
       this.announce(scope, projectId, [...files].sort());

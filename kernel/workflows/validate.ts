@@ -416,22 +416,22 @@ function checkFields(out: Findings, fields: readonly unknown[]): FieldDecl[] {
 
 function checkDefaults(out: Findings, raw: unknown, opts: ValidateOptions): WorkflowDefaults {
   if (raw === undefined) return {};
+  let defaults: WorkflowDefaults;
   const parsed = DefaultsSchema.safeParse(raw);
-  if (!parsed.success) {
+  if (parsed.success) defaults = parsed.data;
+  else {
     if (!isRecord(raw)) {
       out.add(['defaults'], 'invalid_type', 'defaults must be a mapping');
       return {};
     }
     addZodIssues(out, parsed.error.issues, raw, ['defaults'], null, null);
-    // Keep what is valid so steps are still judged against the rest.
+    // Keep what is valid so the catalogue and the steps are still judged against the rest.
     const keep: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(raw)) {
-      const one = DefaultsSchema.safeParse({ [k]: v });
-      if (one.success) keep[k] = v;
+      if (DefaultsSchema.safeParse({ [k]: v }).success) keep[k] = v;
     }
-    return keep as WorkflowDefaults;
+    defaults = keep as WorkflowDefaults;
   }
-  const defaults = parsed.data;
   for (const f of agentValueFindings(defaults, defaults.agent, opts.agents)) {
     out.add(['defaults', ...f.path], f.code, `defaults.${f.message}`, f.severity ?? 'error');
   }
