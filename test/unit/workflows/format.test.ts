@@ -12,7 +12,10 @@ describe('top level', () => {
   it('accepts a minimal workflow and serves it as authored', async () => {
     const r = await check(yaml('name: minimal', ...ONE_STEP));
     expect(r.errors).toEqual([]);
-    expect(r.definition).toEqual({ name: 'minimal', steps: [{ id: 'a', type: 'command', run: 'make' }] });
+    expect(r.definition).toEqual({
+      name: 'minimal',
+      steps: [{ id: 'a', type: 'command', run: 'make' }],
+    });
     expect(r.declaredName).toBe('minimal');
   });
 
@@ -29,15 +32,30 @@ describe('top level', () => {
 
   it('rejects unknown keys at every level, by name', async () => {
     const r = await check(
-      yaml('name: x', 'colour: red', 'defaults:', '  agent: claude', '  colour: red', ...ONE_STEP, '    colour: red'),
+      yaml(
+        'name: x',
+        'colour: red',
+        'defaults:',
+        '  agent: claude',
+        '  colour: red',
+        ...ONE_STEP,
+        '    colour: red',
+      ),
     );
-    expect(codes(r)).toEqual(['colour unknown_key', 'defaults.colour unknown_key', 'steps[0].colour unknown_key']);
+    expect(codes(r)).toEqual([
+      'colour unknown_key',
+      'defaults.colour unknown_key',
+      'steps[0].colour unknown_key',
+    ]);
     expect(r.errors[0]?.message).toContain('colour');
     expect(r.definition).toBeNull();
   });
 
   it('checks platform tokens exactly (macos is an error) but never the host', async () => {
-    expect((await check(yaml('name: x', 'platforms: [linux, darwin, windows, posix]', ...ONE_STEP))).errors).toEqual([]);
+    expect(
+      (await check(yaml('name: x', 'platforms: [linux, darwin, windows, posix]', ...ONE_STEP)))
+        .errors,
+    ).toEqual([]);
     const r = await check(yaml('name: x', 'platforms: [linux, macos, Linux]', ...ONE_STEP));
     expect(codes(r)).toEqual(['platforms[1] platform_token', 'platforms[2] platform_token']);
     expect(r.errors[0]?.message).toMatch(/darwin/);
@@ -54,14 +72,20 @@ describe('top level', () => {
 
   it('takes durations like 45m, 1h30m and 90s, and refuses others', async () => {
     for (const d of ['45m', '1h30m', '90s', '500ms', '2h']) {
-      expect((await check(yaml('name: x', 'defaults:', `  timeout: ${d}`, ...ONE_STEP))).errors, d).toEqual([]);
+      expect(
+        (await check(yaml('name: x', 'defaults:', `  timeout: ${d}`, ...ONE_STEP))).errors,
+        d,
+      ).toEqual([]);
     }
     for (const d of ['"45"', '1d', 'forever', '"0"', '-5m', '"1 h"']) {
-      expect(codes(await check(yaml('name: x', 'defaults:', `  timeout: ${d}`, ...ONE_STEP))), d).toEqual([
-        'defaults.timeout invalid_duration',
-      ]);
+      expect(
+        codes(await check(yaml('name: x', 'defaults:', `  timeout: ${d}`, ...ONE_STEP))),
+        d,
+      ).toEqual(['defaults.timeout invalid_duration']);
     }
-    expect((await check(yaml('name: x', 'defaults:', '  retry_backoff: 0s', ...ONE_STEP))).errors).toEqual([]);
+    expect(
+      (await check(yaml('name: x', 'defaults:', '  retry_backoff: 0s', ...ONE_STEP))).errors,
+    ).toEqual([]);
     // A bare number is not a duration string.
     expect(codes(await check(yaml('name: x', 'defaults:', '  timeout: 45', ...ONE_STEP)))).toEqual([
       'defaults.timeout invalid_type',
@@ -95,7 +119,15 @@ describe('top level', () => {
     expect(r.definition?.steps).toEqual([{ type: 'agent', prompt: 'x' }]);
     expect(r.definition?.defaults?.agent).toBe('claude');
     const bad = await check(
-      yaml('name: x', 'defaults:', '  agent: gemini', '  allow_failure: true', '  container:', '    image: 3', ...ONE_STEP),
+      yaml(
+        'name: x',
+        'defaults:',
+        '  agent: gemini',
+        '  allow_failure: true',
+        '  container:',
+        '    image: 3',
+        ...ONE_STEP,
+      ),
     );
     expect(codes(bad)).toEqual([
       'defaults.agent unknown_agent',
@@ -105,8 +137,14 @@ describe('top level', () => {
   });
 
   it('refuses a step without type or with an unknown one, and a step that is not a mapping', async () => {
-    const r = await check(yaml('name: x', 'steps:', '  - id: a', '  - type: teleport', '  - just text'));
-    expect(codes(r)).toEqual(['steps[0].type required', 'steps[1].type unknown_step_type', 'steps[2] invalid_type']);
+    const r = await check(
+      yaml('name: x', 'steps:', '  - id: a', '  - type: teleport', '  - just text'),
+    );
+    expect(codes(r)).toEqual([
+      'steps[0].type required',
+      'steps[1].type unknown_step_type',
+      'steps[2] invalid_type',
+    ]);
     expect(r.errors[1]?.message).toMatch(/known: agent, break, command/);
   });
 });
@@ -156,31 +194,60 @@ describe('step ids', () => {
   });
 
   it('are slugs', async () => {
-    expect(codes(await check(yaml('name: x', 'steps:', '  - id: Build_1', '    type: command', '    run: x')))).toEqual([
-      'steps[0].id invalid_format',
-    ]);
-    expect(codes(await check(yaml('name: x', 'steps:', '  - id: 7', '    type: command', '    run: x')))).toEqual([
-      'steps[0].id invalid_type',
-    ]);
+    expect(
+      codes(
+        await check(
+          yaml('name: x', 'steps:', '  - id: Build_1', '    type: command', '    run: x'),
+        ),
+      ),
+    ).toEqual(['steps[0].id invalid_format']);
+    expect(
+      codes(await check(yaml('name: x', 'steps:', '  - id: 7', '    type: command', '    run: x'))),
+    ).toEqual(['steps[0].id invalid_type']);
   });
 
   it('are derived for steps without one: <type>-<n>, prefixed below, never clashing', async () => {
     const types = await builtinStepTypes();
-    const steps = withDerivedIds(
+    const steps = withDerivedIds<Record<string, unknown>>(
       [
         { type: 'command', run: 'a' },
         { id: 'command-1-x', type: 'command', run: 'b' },
-        { id: 'checks', type: 'parallel', steps: [{ type: 'agent', prompt: 'p' }, { id: 'keep', type: 'command', run: 'c' }] },
+        {
+          id: 'checks',
+          type: 'parallel',
+          steps: [
+            { type: 'agent', prompt: 'p' },
+            { id: 'keep', type: 'command', run: 'c' },
+          ],
+        },
         { type: 'fan_out', lanes: [{ id: 'api', steps: [{ type: 'command', run: 'd' }] }] },
         { id: 'command-5', type: 'manual', instructions: 'i' },
         { type: 'command', run: 'e' },
       ],
       types,
     );
-    expect(steps.map((s) => s.id)).toEqual(['command-1', 'command-1-x', 'checks', 'fan_out-4', 'command-5', 'command-6']);
-    expect((steps[2] as { steps: Array<{ id: string }> }).steps.map((s) => s.id)).toEqual(['checks.agent-1', 'keep']);
-    expect((steps[3] as { lanes: Array<{ steps: Array<{ id: string }> }> }).lanes[0]?.steps[0]?.id).toBe('fan_out-4.api.command-1');
-    const clash = withDerivedIds([{ type: 'command', run: 'a' }, { id: 'command-1', type: 'command', run: 'b' }], types);
+    expect(steps.map((s) => s.id)).toEqual([
+      'command-1',
+      'command-1-x',
+      'checks',
+      'fan_out-4',
+      'command-5',
+      'command-6',
+    ]);
+    expect(
+      (steps[2] as unknown as { steps: Array<{ id: string }> }).steps.map((s) => s.id),
+    ).toEqual(['checks.agent-1', 'keep']);
+    expect(
+      (steps[3] as unknown as { lanes: Array<{ steps: Array<{ id: string }> }> }).lanes[0]?.steps[0]
+        ?.id,
+    ).toBe('fan_out-4.api.command-1');
+    const clash = withDerivedIds(
+      [
+        { type: 'command', run: 'a' },
+        { id: 'command-1', type: 'command', run: 'b' },
+      ],
+      types,
+    );
     expect(clash.map((s) => s.id)).toEqual(['command-1-2', 'command-1']);
   });
 });

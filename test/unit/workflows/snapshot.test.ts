@@ -12,7 +12,10 @@ import {
 import { DEFAULT_LIMITS } from '../../support/step-tester.js';
 import { check, options } from './support.js';
 
-async function source(text: string, scope: WorkflowSource['scope'] = 'global'): Promise<WorkflowSource> {
+async function source(
+  text: string,
+  scope: WorkflowSource['scope'] = 'global',
+): Promise<WorkflowSource> {
   const validation = await check(text);
   const name = validation.declaredName ?? 'unnamed';
   return {
@@ -106,7 +109,16 @@ steps:
       file: 'workflows/feature.yaml',
       digest: view.find('feature')?.digest,
     });
-    expect(snapshot.includes).toEqual([{ name: 'checks', origin: { scope: 'global', file: 'workflows/checks.yaml', digest: view.find('checks')?.digest } }]);
+    expect(snapshot.includes).toEqual([
+      {
+        name: 'checks',
+        origin: {
+          scope: 'global',
+          file: 'workflows/checks.yaml',
+          digest: view.find('checks')?.digest,
+        },
+      },
+    ]);
     expect(r.warnings.map((w) => w.code)).toEqual(['include_container_ignored']);
   });
 
@@ -157,10 +169,20 @@ steps:
     );
     const r = await resolve('root', view);
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
-    const [group, loop, fan] = r.snapshot.steps as Array<Record<string, unknown>>;
-    expect((group?.steps as Array<{ id: string }>).map((s) => s.id)).toEqual(['a', 'b']);
-    expect((loop?.steps as Array<{ id: string; resolved_from: string[] }>)[0]).toMatchObject({ id: 'c', resolved_from: ['one'] });
-    expect(((fan?.lanes as Array<{ steps: Array<{ id: string }> }>)[0]?.steps[0])).toMatchObject({ id: 'd', resolved_from: ['three'] });
+    const [group, loop, fan] = r.snapshot.steps as unknown as [
+      { steps: Array<{ id: string }> },
+      { steps: Array<{ id: string; resolved_from: string[] }> },
+      { lanes: Array<{ steps: Array<{ id: string }> }> },
+    ];
+    expect(group.steps.map((s) => s.id)).toEqual(['a', 'b']);
+    expect(loop.steps[0]).toMatchObject({
+      id: 'c',
+      resolved_from: ['one'],
+    });
+    expect(fan.lanes[0]?.steps[0]).toMatchObject({
+      id: 'd',
+      resolved_from: ['three'],
+    });
     expect(r.snapshot.includes.map((i) => i.name)).toEqual(['two', 'one', 'three']);
   });
 
@@ -171,7 +193,9 @@ steps:
     );
     const r = await resolve('a', view, { limits: { ...DEFAULT_LIMITS, include_max_depth: 1 } });
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.errors.map((e) => [e.code, e.message])).toEqual([['include_cycle', 'workflow cycle: a → b → a']]);
+    expect(!r.ok && r.errors.map((e) => [e.code, e.message])).toEqual([
+      ['include_cycle', 'workflow cycle: a → b → a'],
+    ]);
   });
 
   it('refuses an invisible name, an invalid callee and a callee for another platform', async () => {
@@ -191,7 +215,9 @@ steps:
     expect(!two.ok && two.errors.map((e) => e.code)).toEqual(['include_invalid']);
     const three = await resolve('root3', view);
     expect(!three.ok && three.errors.map((e) => e.code)).toEqual(['include_platform']);
-    expect(!three.ok && three.errors[0]?.message).toMatch(/does not run on linux .*root3 → mac-only/);
+    expect(!three.ok && three.errors[0]?.message).toMatch(
+      /does not run on linux .*root3 → mac-only/,
+    );
     expect((await resolve('root3', view, { host: { os: 'darwin' } })).ok).toBe(true);
   });
 
@@ -205,7 +231,10 @@ steps:
     expect((await resolve('l0', view, limits(2))).ok).toBe(true);
     const r = await resolve('l0', view, limits(1));
     expect(!r.ok && r.errors.map((e) => [e.code, e.message])).toEqual([
-      ['include_max_depth', 'includes nest 2 levels deep, past include.max_depth (1) (l0 → l1 → l2)'],
+      [
+        'include_max_depth',
+        'includes nest 2 levels deep, past include.max_depth (1) (l0 → l1 → l2)',
+      ],
     ]);
   });
 
@@ -217,7 +246,10 @@ steps:
     );
     const r = await resolve('root', view);
     expect(!r.ok && r.errors.map((e) => [e.code, e.message])).toEqual([
-      ['duplicate_id', 'expanding this workflow uses step id "lint" twice: once from workflow "root" itself, once from included workflow checks'],
+      [
+        'duplicate_id',
+        'expanding this workflow uses step id "lint" twice: once from workflow "root" itself, once from included workflow checks',
+      ],
     ]);
     expect((await resolve('twice', view)).ok).toBe(false);
   });
@@ -230,15 +262,22 @@ steps:
       'name: root2\nsteps:\n  - id: g2\n    type: parallel\n    steps:\n      - type: include\n        workflow: asks\n',
     );
     const r = await resolve('root', view);
-    expect(!r.ok && r.errors.map((e) => [e.path, e.code])).toEqual([['steps[0].steps[0].type', 'not_allowed_here']]);
-    expect(!r.ok && r.errors[0]?.message).toMatch(/^workflow "root" does not validate once its includes are expanded/);
+    expect(!r.ok && r.errors.map((e) => [e.path, e.code])).toEqual([
+      ['steps[0].steps[0].type', 'not_allowed_here'],
+    ]);
+    expect(!r.ok && r.errors[0]?.message).toMatch(
+      /^workflow "root" does not validate once its includes are expanded/,
+    );
     // on_input: require judged on the value carried in from the callee's defaults.
     const r2 = await resolve('root2', view);
     expect(!r2.ok && r2.errors.map((e) => e.code)).toEqual(['input_required_here']);
   });
 
   it('refuses a root workflow the host does not admit, and an invalid root', async () => {
-    const view = await viewOf('name: win\nplatforms: [windows]\nsteps:\n  - type: command\n    run: dir\n', 'name: bad\nsteps: []\n');
+    const view = await viewOf(
+      'name: win\nplatforms: [windows]\nsteps:\n  - type: command\n    run: dir\n',
+      'name: bad\nsteps: []\n',
+    );
     const r = await resolve('win', view);
     expect(!r.ok && r.errors.map((e) => e.code)).toEqual(['platform_unsupported']);
     expect((await resolve('win', view, { host: { os: 'windows' } })).ok).toBe(true);
@@ -250,7 +289,9 @@ steps:
 describe('fan_out bounds at creation', () => {
   const lanes = (n: number, workflow?: string) =>
     Array.from({ length: n }, (_, i) =>
-      workflow ? `      - id: l${i}\n        workflow: ${workflow}\n` : `      - id: l${i}\n        steps:\n          - id: s${i}\n            type: command\n            run: x\n`,
+      workflow
+        ? `      - id: l${i}\n        workflow: ${workflow}\n`
+        : `      - id: l${i}\n        steps:\n          - id: s${i}\n            type: command\n            run: x\n`,
     ).join('');
 
   it('counts lanes through named lane workflows at every depth, guarded ones included', async () => {
@@ -259,7 +300,9 @@ describe('fan_out bounds at creation', () => {
       `name: child\nsteps:\n  - id: g\n    type: fan_out\n    lanes:\n${lanes(2)}`,
     );
     // 3 lanes, each spawning 2: 9 descendants.
-    expect((await resolve('root', view, { limits: { ...DEFAULT_LIMITS, fan_out_max_tasks: 9 } })).ok).toBe(true);
+    expect(
+      (await resolve('root', view, { limits: { ...DEFAULT_LIMITS, fan_out_max_tasks: 9 } })).ok,
+    ).toBe(true);
     const r = await resolve('root', view, { limits: { ...DEFAULT_LIMITS, fan_out_max_tasks: 8 } });
     expect(!r.ok && r.errors.map((e) => [e.code, e.message])).toEqual([
       ['fan_out_max_tasks', 'fan-out would create more than fan_out.max_tasks (8) child tasks (9)'],
@@ -271,10 +314,15 @@ describe('fan_out bounds at creation', () => {
       `name: root\nsteps:\n  - id: f\n    type: fan_out\n    lanes:\n${lanes(1, 'child')}`,
       `name: child\nsteps:\n  - id: g\n    type: fan_out\n    lanes:\n${lanes(1)}`,
     );
-    expect((await resolve('root', view, { limits: { ...DEFAULT_LIMITS, fan_out_max_depth: 2 } })).ok).toBe(true);
+    expect(
+      (await resolve('root', view, { limits: { ...DEFAULT_LIMITS, fan_out_max_depth: 2 } })).ok,
+    ).toBe(true);
     const r = await resolve('root', view, { limits: { ...DEFAULT_LIMITS, fan_out_max_depth: 1 } });
     expect(!r.ok && r.errors.map((e) => [e.code, e.message])).toEqual([
-      ['fan_out_max_depth', 'fan-out nests 2 levels deep, past fan_out.max_depth (1) (root → child)'],
+      [
+        'fan_out_max_depth',
+        'fan-out nests 2 levels deep, past fan_out.max_depth (1) (root → child)',
+      ],
     ]);
   });
 
@@ -285,7 +333,9 @@ describe('fan_out bounds at creation', () => {
       `name: lonely\nsteps:\n  - id: h\n    type: fan_out\n    lanes:\n${lanes(1, 'ghost')}`,
     );
     const r = await resolve('alpha', view);
-    expect(!r.ok && r.errors.map((e) => [e.code, e.message])).toEqual([['lane_cycle', 'workflow cycle: alpha → beta → alpha']]);
+    expect(!r.ok && r.errors.map((e) => [e.code, e.message])).toEqual([
+      ['lane_cycle', 'workflow cycle: alpha → beta → alpha'],
+    ]);
     const m = await resolve('lonely', view);
     expect(!m.ok && m.errors.map((e) => [e.code, e.message])).toEqual([
       ['lane_workflow_not_found', 'lane workflow "ghost" not found (lonely → ghost)'],

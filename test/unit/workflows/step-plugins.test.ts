@@ -17,13 +17,25 @@ const docs = readFileSync(join(ROOT, 'docs', 'workflows.md'), 'utf8');
 
 describe('step type plugins', () => {
   it('are the nine types of SPEC §2.8', () => {
-    expect(folders).toEqual(['agent', 'break', 'command', 'condition', 'fan_out', 'include', 'loop', 'manual', 'parallel']);
+    expect(folders).toEqual([
+      'agent',
+      'break',
+      'command',
+      'condition',
+      'fan_out',
+      'include',
+      'loop',
+      'manual',
+      'parallel',
+    ]);
   });
 
   for (const folder of folders) {
     describe(folder, () => {
       it('exports one plugin registering one step type named after the folder', async () => {
-        const mod = (await import(pathToFileURL(join(STEPS, folder, 'index.ts')).href)) as { default: SvcPlugin };
+        const mod = (await import(pathToFileURL(join(STEPS, folder, 'index.ts')).href)) as {
+          default: SvcPlugin;
+        };
         const plugin = mod.default;
         expect(plugin.name).toBe(`svc:steps/${folder}`);
         expect(plugin.svc).toBe('^1.0.0');
@@ -46,7 +58,11 @@ describe('step type plugins', () => {
           if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
           const text = readFileSync(join(STEPS, folder, file), 'utf8');
           for (const m of text.matchAll(/from '([^']+)'/g)) {
-            expect(['zod', '../../../kernel/plugin/index.js'].includes(m[1] as string) || (m[1] as string).startsWith('./'), `${file}: ${m[1]}`).toBe(true);
+            expect(
+              ['zod', '../../../kernel/plugin/index.js'].includes(m[1] as string) ||
+                (m[1] as string).startsWith('./'),
+              `${file}: ${m[1]}`,
+            ).toBe(true);
           }
         }
       });

@@ -16,7 +16,10 @@ export async function options(over: Partial<ValidateOptions> = {}): Promise<Vali
   };
 }
 
-export async function check(text: string, over: Partial<ValidateOptions> = {}): Promise<WorkflowValidation> {
+export async function check(
+  text: string,
+  over: Partial<ValidateOptions> = {},
+): Promise<WorkflowValidation> {
   return validateWorkflowText(text, await options(over));
 }
 

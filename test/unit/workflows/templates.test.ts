@@ -34,8 +34,18 @@ describe('load-time template checks', () => {
   });
 
   it('point at the line of a plain scalar', async () => {
-    const r = await check(yaml('name: t', 'steps:', '  - type: command', '    run: echo {{.Task.Title', '    check: "ok"'));
-    expect(r.errors.map((f) => [f.path, f.code, f.line])).toEqual([['steps[0].run', 'template_syntax', 4]]);
+    const r = await check(
+      yaml(
+        'name: t',
+        'steps:',
+        '  - type: command',
+        '    run: echo {{.Task.Title',
+        '    check: "ok"',
+      ),
+    );
+    expect(r.errors.map((f) => [f.path, f.code, f.line])).toEqual([
+      ['steps[0].run', 'template_syntax', 4],
+    ]);
     expect(r.errors[0]?.message).toContain('line 1, column');
   });
 
@@ -56,14 +66,21 @@ describe('load-time template checks', () => {
   });
 
   it('refuse functions the engine does not know', async () => {
-    const r = await check(yaml('name: t', 'steps:', '  - type: manual', '    instructions: "{{ upper .Task.Title }}"'));
+    const r = await check(
+      yaml('name: t', 'steps:', '  - type: manual', '    instructions: "{{ upper .Task.Title }}"'),
+    );
     expect(r.errors.map((f) => f.code)).toEqual(['template_syntax']);
     expect(r.errors[0]?.message).toMatch(/function "upper" not defined/);
   });
 
   it('find template strings by the paths step types declare', () => {
     const found = collectTemplates(
-      { env: { A: 'a', B: 'b' }, lanes: [{ if: 'x', fields: { f: 'y', n: 3 } }, { id: 'z' }], for_each: ['p', 'q'], if: 'g' },
+      {
+        env: { A: 'a', B: 'b' },
+        lanes: [{ if: 'x', fields: { f: 'y', n: 3 } }, { id: 'z' }],
+        for_each: ['p', 'q'],
+        if: 'g',
+      },
       ['env.*', 'lanes[].if', 'lanes[].fields.*', 'for_each', 'for_each[]', 'if', 'missing'],
     );
     expect(found.map((t) => [t.path.join('/'), t.source])).toEqual([
@@ -116,7 +133,9 @@ describe('template context', () => {
   });
 
   it('makes a missing field a render error, and index of one empty', () => {
-    expect(() => renderTemplate('{{.Task.Fields.nope}}', context)).toThrow(/map has no entry for key "nope"/);
+    expect(() => renderTemplate('{{.Task.Fields.nope}}', context)).toThrow(
+      /map has no entry for key "nope"/,
+    );
     expect(renderTemplate('[{{index .Task.Fields "nope"}}]', context)).toBe('[]');
   });
 });
