@@ -3,7 +3,7 @@
  * the HTTP app — everything but listening, so tests get the real app through `inject` and
  * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
  */
-import type { AwilixContainer } from 'awilix';
+import { type AwilixContainer, asValue } from 'awilix';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type Clock, SystemClock } from './clock/index.js';
@@ -12,6 +12,13 @@ import { buildContainer, type Services } from './container.js';
 import { ensurePrivateDir, type Paths } from './daemon/paths.js';
 import { DaemonState } from './daemon/state.js';
 import { loadOrCreateToken } from './daemon/token.js';
+import {
+  type AgentPort,
+  branchTemplateProblem,
+  Engine,
+  type WorkflowPort,
+} from './engine/index.js';
+import { SvcError } from './errors.js';
 import { buildApp, type RouteModule, routeModules } from './http/index.js';
 import { loadPlugins, Registry } from './plugin/index.js';
 import { openDatabase, Store } from './store/index.js';
@@ -25,6 +32,11 @@ export interface KernelOptions {
   onStopRequested?: () => void;
   /** Route modules added after the built-in ones (tests of the error path). */
   extraRoutes?: RouteModule[];
+  /** Workflow and agent ports (tests of the engine before those rooms land). */
+  workflows?: WorkflowPort;
+  agents?: AgentPort;
+  /** Run crash recovery and admission at start (default true). */
+  startEngine?: boolean;
   /** Overrides the built-in plugin folder (tests of discovery). */
   builtinPluginRoot?: string;
 }
@@ -76,6 +88,36 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     heartbeatMs: opts.heartbeatMs ?? 15_000,
   });
   const services = container.cradle;
+  container.register({
+    engine: asValue(
+      new Engine({
+        store,
+        events: services.events,
+        clock,
+        config,
+        logger,
+        paths,
+        registry,
+        projects: services.projects,
+        scheduler: services.scheduler,
+        notifier: services.notifier,
+        workflows: opts.workflows ?? unavailableWorkflows,
+        agents: opts.agents ?? namesOnlyAgents(registry),
+      }),
+    ),
+  });
+  services.projects.checkBranchTemplate = branchTemplateProblem;
+  config.addCheck({
+    key: 'branch_template',
+    onReload: 'keep_previous',
+    check: (c) => {
+      const problem = c.branch_template ? branchTemplateProblem(c.branch_template) : null;
+      return problem
+        ? [{ path: 'branch_template', message: `branch_template does not compile: ${problem}` }]
+        : [];
+    },
+  });
+  config.recheck();
   config.onChange((_next, _prev, source) => {
     services.events.append('config.changed', {}, { source });
   });
@@ -88,6 +130,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     },
   });
   await app.ready();
+  if (opts.startEngine !== false) services.engine.start();
 
   let closed = false;
   return {
@@ -97,10 +140,37 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     close: async () => {
       if (closed) return;
       closed = true;
+      await services.engine.stop();
       services.streams.closeAll();
       await app.close();
       await config.close();
       store.close();
+    },
+  };
+}
+
+/** Until the workflow registry is wired, task creation names the missing piece instead of guessing. */
+const unavailableWorkflows: WorkflowPort = {
+  forTask: () => {
+    throw new SvcError('validation_failed', 'the workflow registry is not loaded', {
+      field: 'workflow',
+    });
+  },
+  checkFields: (_s, fields) => ({ ok: true, fields, defaulted: [] }),
+};
+
+/** Checks only that agent overrides name a registered adapter. */
+function namesOnlyAgents(registry: Registry): AgentPort {
+  return {
+    checkTask: (_snapshot, overrides) => {
+      if (overrides.agent && !registry.agent(overrides.agent)) {
+        throw new SvcError(
+          'validation_failed',
+          `agent ${overrides.agent} is not a registered adapter`,
+          { field: 'agent' },
+        );
+      }
+      return [];
     },
   };
 }

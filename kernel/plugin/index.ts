@@ -52,7 +52,17 @@ export { builtinPluginFiles, loadPlugins } from './discover.js';
 export type { Forge } from './forge.js';
 export { type LoadedPlugin, PluginError, type PluginKind, Registry } from './registry.js';
 export { defineStepType, type StepType, type StepTypeMeta } from './step.js';
-export type { StepContext, StepOutcome, StepRun } from './step-run.js';
+export type {
+  RenderResult,
+  SpawnOutcome,
+  SpawnRequest,
+  StepContext,
+  StepOutcome,
+  StepRun,
+  StepUsage,
+  StepView,
+  TaskView,
+} from './step-run.js';
 export type { TriggerSource } from './trigger.js';
 
 /** The plugin API's own version; a plugin declares the range it was written for in `svc`. */

@@ -4,7 +4,15 @@ import type { Services } from '../../container.js';
 import { configRoutes } from './config.js';
 import { daemonRoutes } from './daemon.js';
 import { eventsRoutes } from './events.js';
+import { projectRoutes } from './projects.js';
+import { taskRoutes } from './tasks.js';
 
 export type RouteModule = (app: FastifyInstance, s: Services) => void;
 
-export const routeModules: RouteModule[] = [daemonRoutes, configRoutes, eventsRoutes];
+export const routeModules: RouteModule[] = [
+  daemonRoutes,
+  configRoutes,
+  eventsRoutes,
+  projectRoutes,
+  taskRoutes,
+];

@@ -53,7 +53,7 @@ describe('plugin discovery', () => {
       name: 'acme-acme',
       source: 'config',
       file,
-      provides: [{ kind: 'agent', id: 'acme' }],
+      provides: [{ kind: 'forge', id: 'acme' }],
     });
   });
 
