@@ -70,7 +70,7 @@ describe('plugin discovery', () => {
       'an agent adapter missing its contract',
       (d: string) =>
         `plugins: [${writePlugin(d, 'half.js', "export default { name: 'half', svc: '^1', setup(api) { api.registerAgent({ name: 'half' }); } };\n")}]\n`,
-      /plugin half registered agent "half" without planRun/,
+      /plugin half registered agent "half" without binary/,
     ],
     [
       'a module without a plugin',
