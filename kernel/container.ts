@@ -9,20 +9,27 @@ import type { Clock } from './clock/index.js';
 import type { ConfigService } from './config/index.js';
 import type { Paths } from './daemon/paths.js';
 import type { DaemonState } from './daemon/state.js';
+import type { Engine } from './engine/index.js';
 import { EventLog } from './events/index.js';
 import { StreamSet } from './http/sse.js';
+import { Notifier } from './ops/notify.js';
 import type { AgentValueSets, Registry } from './plugin/index.js';
-import type { Store } from './store/index.js';
+import { ProjectService } from './projects/index.js';
+import { Scheduler } from './scheduler/index.js';
+import { ProjectsTable, type Store, TasksTable } from './store/index.js';
 import {
   agentValuesFrom,
   currentHost,
   type HostPlatform,
-  NO_PROJECTS,
   type ProjectLookup,
   WorkflowRegistry,
 } from './workflows/index.js';
 
 export interface Services {
+  projects: ProjectService;
+  scheduler: Scheduler;
+  notifier: Notifier;
+  engine: Engine;
   paths: Paths;
   clock: Clock;
   logger: Logger;
@@ -70,7 +77,20 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
     heartbeatMs: asValue(seed.heartbeatMs),
     events: asFunction(({ store, clock }: Services) => new EventLog(store, clock)).singleton(),
     streams: asFunction(() => new StreamSet()).singleton(),
-    projectLookup: asValue(seed.projectLookup ?? NO_PROJECTS),
+    projects: asFunction(
+      ({ store, events, clock }: Services) => new ProjectService(store, events, clock),
+    ).singleton(),
+    notifier: asFunction(
+      ({ config, clock, logger }: Services) => new Notifier(config, clock, logger),
+    ).singleton(),
+    scheduler: asFunction(
+      ({ store, config, clock, logger }: Services) =>
+        new Scheduler(new TasksTable(store.db), new ProjectsTable(store.db), config, clock, logger),
+    ).singleton(),
+    // The projects store is the lookup; a seed may stand in for it.
+    projectLookup: asFunction(
+      ({ projects }: Services) => seed.projectLookup ?? projects,
+    ).singleton(),
     hostPlatform: asValue(seed.hostPlatform ?? currentHost()),
     agentValues: asFunction(({ registry }: Services) => agentValuesFrom(registry)).singleton(),
     workflows: asFunction(

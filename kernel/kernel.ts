@@ -4,7 +4,7 @@
  * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
  */
 import { mkdirSync } from 'node:fs';
-import type { AwilixContainer } from 'awilix';
+import { type AwilixContainer, asValue } from 'awilix';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type Clock, SystemClock } from './clock/index.js';
@@ -13,10 +13,17 @@ import { buildContainer, type Services } from './container.js';
 import { ensurePrivateDir, type Paths } from './daemon/paths.js';
 import { DaemonState } from './daemon/state.js';
 import { loadOrCreateToken } from './daemon/token.js';
+import {
+  type AgentPort,
+  branchTemplateProblem,
+  Engine,
+  type WorkflowPort,
+} from './engine/index.js';
+import { SvcError } from './errors.js';
 import { buildApp, type RouteModule, routeModules } from './http/index.js';
 import { loadPlugins, Registry } from './plugin/index.js';
 import { openDatabase, Store } from './store/index.js';
-import type { HostPlatform, ProjectLookup } from './workflows/index.js';
+import { type HostPlatform, taskWorkflowsFrom } from './workflows/index.js';
 
 export interface KernelOptions {
   paths: Paths;
@@ -27,10 +34,13 @@ export interface KernelOptions {
   onStopRequested?: () => void;
   /** Route modules added after the built-in ones (tests of the error path). */
   extraRoutes?: RouteModule[];
+  /** Workflow and agent ports (tests of the engine before those rooms land). */
+  workflows?: WorkflowPort;
+  agents?: AgentPort;
+  /** Run crash recovery and admission at start (default true). */
+  startEngine?: boolean;
   /** Overrides the built-in plugin folder (tests of discovery). */
   builtinPluginRoot?: string;
-  /** Projects the workflow registry sees until the projects store registers itself (tests). */
-  projectLookup?: ProjectLookup;
   /** The host as workflow `platforms` see it (tests of `unsupported`). */
   hostPlatform?: HostPlatform;
 }
@@ -80,12 +90,41 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     registry,
     daemon,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
-    projectLookup: opts.projectLookup,
     hostPlatform: opts.hostPlatform,
   });
   const services = container.cradle;
   // The global workflow scope exists from the first start, so users find where files go.
   mkdirSync(paths.workflowsDir, { recursive: true, mode: 0o755 });
+  container.register({
+    engine: asValue(
+      new Engine({
+        store,
+        events: services.events,
+        clock,
+        config,
+        logger,
+        paths,
+        registry,
+        projects: services.projects,
+        scheduler: services.scheduler,
+        notifier: services.notifier,
+        workflows: opts.workflows ?? taskWorkflowsFrom(services.workflows),
+        agents: opts.agents ?? namesOnlyAgents(registry),
+      }),
+    ),
+  });
+  services.projects.checkBranchTemplate = branchTemplateProblem;
+  config.addCheck({
+    key: 'branch_template',
+    onReload: 'keep_previous',
+    check: (c) => {
+      const problem = c.branch_template ? branchTemplateProblem(c.branch_template) : null;
+      return problem
+        ? [{ path: 'branch_template', message: `branch_template does not compile: ${problem}` }]
+        : [];
+    },
+  });
+  config.recheck();
   config.onChange((_next, _prev, source) => {
     services.events.append('config.changed', {}, { source });
   });
@@ -98,6 +137,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     },
   });
   await app.ready();
+  if (opts.startEngine !== false) services.engine.start();
 
   let closed = false;
   return {
@@ -107,11 +147,28 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     close: async () => {
       if (closed) return;
       closed = true;
+      await services.engine.stop();
       services.streams.closeAll();
       await services.workflows.close();
       await app.close();
       await config.close();
       store.close();
+    },
+  };
+}
+
+/** Checks only that agent overrides name a registered adapter. */
+function namesOnlyAgents(registry: Registry): AgentPort {
+  return {
+    checkTask: (_snapshot, overrides) => {
+      if (overrides.agent && !registry.agent(overrides.agent)) {
+        throw new SvcError(
+          'validation_failed',
+          `agent ${overrides.agent} is not a registered adapter`,
+          { field: 'agent' },
+        );
+      }
+      return [];
     },
   };
 }

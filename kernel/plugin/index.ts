@@ -88,7 +88,17 @@ export {
   templateSchema,
   workflowDurationMs,
 } from './step-keys.js';
-export type { StepContext, StepOutcome, StepRun } from './step-run.js';
+export type {
+  RenderResult,
+  SpawnOutcome,
+  SpawnRequest,
+  StepContext,
+  StepOutcome,
+  StepRun,
+  StepUsage,
+  StepView,
+  TaskView,
+} from './step-run.js';
 export type { TriggerSource } from './trigger.js';
 
 /** The plugin API's own version; a plugin declares the range it was written for in `svc`. */

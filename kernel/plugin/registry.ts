@@ -55,6 +55,23 @@ export class Registry {
   private readonly forges = new Map<string, Entry<Forge>>();
   readonly plugins: LoadedPlugin[] = [];
 
+  /** Members each kind must have; a half-built plugin is turned away at the door, naming what is missing. */
+  private static readonly REQUIRED: Record<PluginKind, string[]> = {
+    step_type: ['meta'],
+    agent: [
+      'binary',
+      'traits',
+      'catalogue',
+      'restrictedVerdict',
+      'inputVerdict',
+      'probe',
+      'planRun',
+      'createParser',
+    ],
+    trigger_source: ['type', 'schema'],
+    forge: ['name', 'detect'],
+  };
+
   private add<T>(
     map: Map<string, Entry<T>>,
     kind: PluginKind,
@@ -62,6 +79,13 @@ export class Registry {
     value: T,
     plugin: string,
   ): void {
+    for (const member of Registry.REQUIRED[kind]) {
+      if ((value as Record<string, unknown> | null)?.[member] === undefined) {
+        throw new PluginError(
+          `plugin ${plugin} registered ${kind.replace('_', ' ')} "${String(id)}" without ${member}`,
+        );
+      }
+    }
     if (this.frozen)
       throw new PluginError(`plugin ${plugin} registered ${kind} "${id}" after start-up`);
     if (typeof id !== 'string' || !/^[a-z][a-z0-9_-]*$/.test(id)) {

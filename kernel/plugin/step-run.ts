@@ -1,14 +1,122 @@
 /**
- * The run half of the step type contract: what the engine hands a step type's `run` and what it
- * gets back. Owned by the engine; the workflow format owns `step.ts` (meta and validation).
- * Placeholder until the engine lands.
+ * The run half of the step type contract, owned by the engine. `run(ctx, def)` executes one
+ * attempt of a step and returns an outcome; it never writes task state (the engine applies the
+ * outcome through the transition table). Everything a step may touch comes through the context:
+ * rendering, spawning (environment policy, timeout, process-group kill, transcript, live output),
+ * the cancellation signal and the clock.
  */
-export interface StepContext {
-  readonly signal: AbortSignal;
+
+export type StepFailureReason = string;
+
+/** What one attempt ended as. Matched on `kind`, never with instanceof. */
+export type StepOutcome =
+  | {
+      kind: 'succeeded';
+      summary?: string;
+      exit_code?: number | null;
+      check_exit_code?: number | null;
+      usage?: StepUsage;
+    }
+  | {
+      kind: 'failed';
+      reason: StepFailureReason;
+      message?: string;
+      exit_code?: number | null;
+      check_exit_code?: number | null;
+      usage?: StepUsage;
+      /** Failure the retry budget must not see (e.g. a guard error). */
+      noRetry?: boolean;
+    }
+  /** A manual gate: the task waits in awaiting_gate with this step's row open. */
+  | { kind: 'awaiting_gate'; instructions: string }
+  /** A usage limit: the attempt is interrupted, no retry consumed; `resets_at` when the CLI named one (ms epoch). */
+  | { kind: 'usage_limit'; resets_at: number | null; message?: string; usage?: StepUsage }
+  /** The attempt was stopped by cancel or shutdown. */
+  | { kind: 'cancelled' };
+
+export interface StepUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cost_usd?: number | null;
+  session_id?: string | null;
 }
 
-export type StepOutcome =
-  | { kind: 'succeeded' }
-  | { kind: 'failed'; reason: string; message?: string };
+export interface TaskView {
+  id: number;
+  title: string;
+  description: string;
+  workflow: string;
+  fields: Record<string, string>;
+  branch: string;
+  base_branch: string;
+  worktree: string;
+  project: { id: number; name: string; path: string; default_branch: string };
+  restricted: boolean;
+}
+
+export interface StepView {
+  id: string;
+  name: string;
+  type: string;
+  index: number;
+  attempt: number;
+  iteration: number;
+  item: string | null;
+  run_id: number;
+}
+
+export interface SpawnRequest {
+  file: string;
+  args: string[];
+  /** Added on top of the environment policy and the SVC_* variables. */
+  env?: Record<string, string>;
+  stdin?: string;
+  timeoutMs: number;
+  /** Labels transcript lines and live output: the step's own run or its check. */
+  phase: 'run' | 'check';
+  /** How the command was spelled, for the transcript's command_started line. */
+  display?: string;
+}
+
+export interface SpawnOutcome {
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  cancelled: boolean;
+  transcript_limited: boolean;
+  /** The executable could not be started (ENOENT …). */
+  spawn_error: string | null;
+  /** Last lines of combined output, for `.Steps.<id>.Result` and summaries. */
+  tail: string;
+}
+
+export interface RenderResult {
+  text: string;
+  /** Environment variables the rendered text refers to (values from users or events). */
+  env: Record<string, string>;
+}
+
+export interface StepContext {
+  readonly task: TaskView;
+  readonly step: StepView;
+  readonly signal: AbortSignal;
+  readonly platform: NodeJS.Platform;
+  /** Milliseconds for the step's timeout: step, then workflow defaults, then the config default for its type. */
+  timeoutMs(kind: 'agent' | 'command'): number;
+  /** Milliseconds for a `check` command (step `check_timeout`, else `defaults.command_timeout`). */
+  checkTimeoutMs(): number;
+  /**
+   * Renders a template of the step. With `shell: true` every value that came from a user or an
+   * event is replaced by a quoted reference to an environment variable (returned in `env`) instead
+   * of being spliced into the command line.
+   */
+  render(template: string, opts?: { shell?: boolean }): RenderResult;
+  /** Runs a process in the worktree with the environment policy, SVC_* variables, transcript and kill rules. */
+  spawn(req: SpawnRequest): Promise<SpawnOutcome>;
+  /** Resolves a program name on the PATH children see; null when absent. */
+  which(program: string): string | null;
+  /** Writes a `svc.<kind>` annotation line to the attempt's transcript. */
+  annotate(kind: string, fields: Record<string, unknown>): void;
+}
 
 export type StepRun = (ctx: StepContext, def: Record<string, unknown>) => Promise<StepOutcome>;

@@ -12,3 +12,12 @@ export {
   schemaVersion,
 } from './database.js';
 export { type Migration, migrations, NEWEST_MIGRATION } from './migrations/index.js';
+export { type ProjectInsert, type ProjectRow, ProjectsTable } from './projects.js';
+export {
+  type StepRunInsert,
+  type StepRunPatch,
+  type StepRunRow,
+  type StepRunState,
+  StepRunsTable,
+} from './step-runs.js';
+export { type TaskInsert, type TaskPatch, type TaskRow, TasksTable } from './tasks.js';

@@ -79,6 +79,12 @@ export {
   type WorkflowView,
 } from './snapshot.js';
 export { MAX_WORKFLOW_BYTES, parseWorkflowSource } from './source.js';
+export {
+  type TaskFieldCheck,
+  type TaskWorkflow,
+  type TaskWorkflows,
+  taskWorkflowsFrom,
+} from './task-port.js';
 export { checkWorkflowTemplate, type TemplateChecker } from './templates.js';
 export {
   type StepTypeSource,

@@ -50,8 +50,11 @@ export interface SnapshotStep extends StepDef {
   include_defaults?: CarriedDefaults;
 }
 
-/** A task's frozen workflow. */
-export interface WorkflowSnapshot {
+/**
+ * A task's frozen workflow. A type alias (not an interface) so it is assignable to the engine's
+ * structural view, which reads it through an index signature.
+ */
+export type WorkflowSnapshot = {
   name: string;
   description: string;
   platforms: PlatformToken[];
@@ -62,7 +65,7 @@ export interface WorkflowSnapshot {
   workflow_origin: WorkflowOrigin;
   /** Every workflow spliced in, in splice order, with the digest of the bytes used. */
   includes: Array<{ name: string; origin: WorkflowOrigin }>;
-}
+};
 
 /** One registry entry as resolution needs it. */
 export interface WorkflowSource {

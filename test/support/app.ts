@@ -11,7 +11,7 @@ import { type Paths, pathsFor } from '../../kernel/daemon/index.js';
 import type { RouteModule } from '../../kernel/http/index.js';
 import { createKernel, type Kernel } from '../../kernel/kernel.js';
 import { createFileLogger } from '../../kernel/log/index.js';
-import type { HostPlatform, ProjectLookup } from '../../kernel/workflows/index.js';
+import type { HostPlatform } from '../../kernel/workflows/index.js';
 import { tempDir } from './tmp.js';
 
 export interface TestAppOptions {
@@ -23,8 +23,6 @@ export interface TestAppOptions {
   keepOpen?: boolean;
   root?: string;
   extraRoutes?: RouteModule[];
-  /** Projects the workflow registry sees (until the projects store lands). */
-  projectLookup?: ProjectLookup;
   /** The host as workflow `platforms` see it. */
   hostPlatform?: HostPlatform;
 }
@@ -63,7 +61,6 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     clock,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
     extraRoutes: opts.extraRoutes,
-    projectLookup: opts.projectLookup,
     hostPlatform: opts.hostPlatform,
     onStopRequested: () => {
       stops++;

@@ -4,6 +4,8 @@ import type { Services } from '../../container.js';
 import { configRoutes } from './config.js';
 import { daemonRoutes } from './daemon.js';
 import { eventsRoutes } from './events.js';
+import { projectRoutes } from './projects.js';
+import { taskRoutes } from './tasks.js';
 import { workflowsRoutes } from './workflows.js';
 
 export type RouteModule = (app: FastifyInstance, s: Services) => void;
@@ -12,5 +14,7 @@ export const routeModules: RouteModule[] = [
   daemonRoutes,
   configRoutes,
   eventsRoutes,
+  projectRoutes,
+  taskRoutes,
   workflowsRoutes,
 ];

@@ -5,6 +5,7 @@
  * add the next number.
  */
 import m0001 from './0001_events.js';
+import m0002 from './0002_tasks.js';
 
 export interface Migration {
   version: number;
@@ -12,6 +13,6 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: Migration[] = [m0001];
+export const migrations: Migration[] = [m0001, m0002];
 
 export const NEWEST_MIGRATION = migrations[migrations.length - 1] as Migration;

@@ -53,7 +53,7 @@ describe('plugin discovery', () => {
       name: 'acme-acme',
       source: 'config',
       file,
-      provides: [{ kind: 'agent', id: 'acme' }],
+      provides: [{ kind: 'forge', id: 'acme' }],
     });
   });
 
@@ -70,7 +70,7 @@ describe('plugin discovery', () => {
       'an agent adapter missing its contract',
       (d: string) =>
         `plugins: [${writePlugin(d, 'half.js', "export default { name: 'half', svc: '^1', setup(api) { api.registerAgent({ name: 'half' }); } };\n")}]\n`,
-      /plugin half registered agent "half" without planRun/,
+      /plugin half registered agent "half" without binary/,
     ],
     [
       'a module without a plugin',

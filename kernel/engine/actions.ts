@@ -1,0 +1,577 @@
+/**
+ * Human actions (SPEC §3.2): each is checked against the transition table, refused with 409
+ * `invalid_state` (`details.state`) when the state does not allow it, and applied as a
+ * compare-and-swap re-applied once from the state actually found (rule 2). Any action drops a
+ * clock wait at once (rule 3); every action but cancel is refused while a linked chat is open
+ * (rule 4).
+ */
+import { type Clock, formatMs } from '../clock/index.js';
+import type { ConfigService } from '../config/index.js';
+import { SvcError } from '../errors.js';
+import type { EventLog } from '../events/index.js';
+import { branchExists, gitRaw } from '../git/index.js';
+import type { Project, ProjectService } from '../projects/index.js';
+import type { StepRunRow, StepRunsTable, Store, TaskRow, TasksTable } from '../store/index.js';
+import type { TaskState } from '../task-states.js';
+import { type BranchOutcome, dropWorktree, judgeBranch, worktreeDirty } from './archive.js';
+import { closeRow } from './attempt.js';
+import {
+  type FollowUpSpec,
+  jsonOr,
+  type PendingOverride,
+  type RepairSpec,
+  type StepDef,
+  snapshotOf,
+  stepName,
+} from './model.js';
+import type { AgentPort, WorkflowPort } from './ports.js';
+import { branchNameProblem } from './refname.js';
+import { repairPrompt } from './repair.js';
+import type { Runner } from './runner.js';
+import type { TaskStates } from './state.js';
+import { ACTION_FROM, actionAllowed, type HumanAction } from './transitions.js';
+
+export interface ActionDeps {
+  store: Store;
+  tasks: TasksTable;
+  runs: StepRunsTable;
+  projects: ProjectService;
+  states: TaskStates;
+  events: EventLog;
+  clock: Clock;
+  config: ConfigService;
+  runner: Runner;
+  workflows: WorkflowPort;
+  agents: AgentPort;
+  transcriptsDir: string;
+  /** The open chat linked to a task (SPEC §3.2 rule 4); chats wire this up. */
+  openChat(taskId: number): number | null;
+  /** Stops and closes a task's linked chat when the task is cancelled. */
+  closeChatForCancel?(taskId: number): void;
+  /** Answers a live agent's pending input; absent until agents are wired. */
+  answerInput?(
+    task: TaskRow,
+    body: { answers?: Record<string, string | string[]>; allow?: boolean },
+  ): void;
+}
+
+export class TaskActions {
+  constructor(private readonly d: ActionDeps) {}
+
+  private now(): string {
+    return formatMs(this.d.clock.now());
+  }
+
+  load(id: number): TaskRow {
+    const task = this.d.tasks.get(id);
+    if (!task) throw new SvcError('not_found', `task ${id} not found`);
+    return task;
+  }
+
+  private locked(task: TaskRow, action: HumanAction | 'priority'): void {
+    if (action === 'cancel' || action === 'priority') return;
+    const chat = this.d.openChat(task.id);
+    if (chat !== null) {
+      throw new SvcError(
+        'task_locked_by_chat',
+        `task ${task.id} is locked by open chat ${chat}; close the chat first`,
+        { chat_id: chat },
+      );
+    }
+  }
+
+  /**
+   * Runs `apply` from the state found; when the compare-and-swap loses a race, re-reads and
+   * re-applies once if the table allows the action from the new state.
+   */
+  private act(id: number, action: HumanAction, apply: (task: TaskRow) => TaskRow | null): TaskRow {
+    let task = this.load(id);
+    for (let round = 0; round < 2; round++) {
+      this.locked(task, action);
+      if (!actionAllowed(action, task.state)) {
+        throw new SvcError(
+          'invalid_state',
+          `cannot ${action.replace('_', '-')} a task that is ${task.state}`,
+          { state: task.state },
+        );
+      }
+      const result = apply(task);
+      if (result) return result;
+      task = this.load(id);
+    }
+    throw new SvcError('invalid_state', `cannot ${action} a task that is ${task.state}`, {
+      state: task.state,
+    });
+  }
+
+  private openRow(task: TaskRow): StepRunRow | undefined {
+    return this.d.runs.open(task.id).at(-1);
+  }
+
+  cancel(id: number): TaskRow {
+    const task = this.act(id, 'cancel', (t) => {
+      const moved = this.d.states.move(t.id, t.state, 'aborted', {
+        pause_requested: 0,
+        finished_at: this.now(),
+        pending_override: null,
+        repair_spec: null,
+        followup_spec: null,
+        followup_origin: null,
+      });
+      if (moved && t.state === 'awaiting_children')
+        for (const child of this.d.tasks.children(t.id)) this.cascadeCancel(child.id);
+      return moved;
+    });
+    this.d.runner.cancel(id);
+    if (!this.d.runner.isActive(id)) {
+      for (const row of this.d.runs.open(id))
+        closeRow(this.d.runs, row, 'interrupted', this.d.clock, { failure_reason: 'canceled' });
+    }
+    this.d.closeChatForCancel?.(id);
+    return task;
+  }
+
+  private cascadeCancel(id: number): void {
+    const t = this.d.tasks.get(id);
+    if (!t || !ACTION_FROM.cancel.includes(t.state)) return;
+    try {
+      this.cancel(id);
+    } catch {
+      // Settled meanwhile: nothing left to cancel.
+    }
+  }
+
+  pause(id: number): TaskRow {
+    return this.act(id, 'pause', (t) => {
+      if (t.state === 'running') {
+        return this.d.states.patch(t.id, 'running', { pause_requested: 1 })
+          ? this.load(t.id)
+          : null;
+      }
+      return this.d.states.move(t.id, t.state, 'paused', { pause_requested: 0 });
+    });
+  }
+
+  resume(id: number): TaskRow {
+    return this.act(id, 'resume', (t) =>
+      this.d.states.move(t.id, 'paused', 'queued', { pause_requested: 0 }),
+    );
+  }
+
+  approve(id: number): TaskRow {
+    return this.act(id, 'approve', (t) => {
+      const row = this.openRow(t);
+      const moved = this.d.states.move(t.id, 'awaiting_gate', 'queued', {
+        current_step: this.gateAdvance(t),
+      });
+      if (moved && row) closeRow(this.d.runs, row, 'approved', this.d.clock);
+      return moved;
+    });
+  }
+
+  /** Approving a gate inside a follow-up round keeps the index; the runner finds the next step from rows. */
+  private gateAdvance(t: TaskRow): number {
+    return t.followup_spec ? t.current_step : t.current_step + 1;
+  }
+
+  reject(id: number): TaskRow {
+    return this.act(id, 'reject', (t) => {
+      const row = this.openRow(t);
+      const moved = this.d.states.move(t.id, 'awaiting_gate', 'blocked', {
+        block_reason: 'rejected',
+        block_detail: row ? `rejected at ${row.step_id}` : null,
+      });
+      if (moved && row) closeRow(this.d.runs, row, 'rejected', this.d.clock);
+      return moved;
+    });
+  }
+
+  skip(id: number): TaskRow {
+    return this.act(id, 'skip', (t) => {
+      if (t.state === 'blocked' && t.followup_spec) {
+        const spec = jsonOr<(FollowUpSpec & { origin_step?: number }) | null>(
+          t.followup_spec,
+          null,
+        );
+        return this.d.states.move(t.id, 'blocked', t.followup_origin ?? 'done', {
+          followup_spec: null,
+          followup_origin: null,
+          current_step: spec?.origin_step ?? t.step_total,
+        });
+      }
+      const row = this.openRow(t);
+      const moved = this.d.states.move(t.id, t.state, 'queued', {
+        current_step: this.gateAdvance(t),
+      });
+      if (!moved) return null;
+      if (row) closeRow(this.d.runs, row, 'skipped', this.d.clock, { skip_reason: null });
+      else this.writeSkipRow(t);
+      return moved;
+    });
+  }
+
+  private writeSkipRow(t: TaskRow): void {
+    const snap = snapshotOf(t);
+    const step = snap.steps[t.current_step];
+    if (!step) return;
+    const now = this.now();
+    this.d.runs.insert({
+      task_id: t.id,
+      step_index: t.current_step,
+      step_id: step.id,
+      step_name: stepName(step),
+      step_type: step.type,
+      group_id: null,
+      attempt: this.d.runs.lastAttempt(t.id, t.current_step, step.id, 0) + 1,
+      iteration: 0,
+      loop_item: null,
+      state: 'skipped',
+      agent: null,
+      model: null,
+      effort: null,
+      pid: null,
+      proc_started_at: null,
+      exit_code: null,
+      check_exit_code: null,
+      failure_reason: null,
+      skip_reason: null,
+      result_summary: '',
+      transcript_path: null,
+      input_tokens: null,
+      output_tokens: null,
+      cost_usd: null,
+      input_wait_ms: 0,
+      prompt_override: null,
+      run_override: null,
+      counts_retry: 0,
+      session_id: null,
+      started_at: now,
+      finished_at: now,
+    });
+  }
+
+  private currentStep(t: TaskRow): StepDef | undefined {
+    if (t.followup_spec) {
+      const spec = jsonOr<FollowUpSpec | null>(t.followup_spec, null);
+      return spec?.steps[0];
+    }
+    return snapshotOf(t).steps[t.current_step];
+  }
+
+  async retry(
+    id: number,
+    body: { prompt_override?: string; run_override?: string; branch_override?: string },
+  ): Promise<{ task: TaskRow; readmitted?: number }> {
+    const first = this.load(id);
+    this.locked(first, 'retry');
+    if (first.state === 'awaiting_children') {
+      if (body.prompt_override || body.run_override || body.branch_override) {
+        throw new SvcError('validation_failed', 'a retry of a parked parent takes no overrides', {
+          field: 'prompt_override',
+        });
+      }
+      if (first.pause_requested)
+        throw new SvcError('invalid_state', 'a held retry cannot re-admit lanes', {
+          state: first.state,
+          reason: 'held',
+        });
+      let readmitted = 0;
+      for (const child of this.d.tasks.descendants(id)) {
+        if (child.state !== 'blocked') continue;
+        try {
+          await this.retry(child.id, {});
+          readmitted++;
+        } catch {}
+      }
+      return { task: this.load(id), readmitted };
+    }
+    if (first.state !== 'blocked')
+      throw new SvcError('invalid_state', `cannot retry a task that is ${first.state}`, {
+        state: first.state,
+      });
+    const step = this.currentStep(first);
+    if (
+      (body.prompt_override !== undefined || body.run_override !== undefined) &&
+      first.followup_spec
+    ) {
+      throw new SvcError(
+        'validation_failed',
+        'a follow-up step takes no override; send a new follow-up instead',
+        { field: 'prompt_override' },
+      );
+    }
+    if (body.prompt_override !== undefined && step?.type !== 'agent') {
+      throw new SvcError(
+        'validation_failed',
+        `prompt_override needs an agent step; step ${step?.id ?? '?'} is ${step?.type ?? 'none'}`,
+        { field: 'prompt_override' },
+      );
+    }
+    if (body.run_override !== undefined && step?.type !== 'command') {
+      throw new SvcError(
+        'validation_failed',
+        `run_override needs a command step; step ${step?.id ?? '?'} is ${step?.type ?? 'none'}`,
+        { field: 'run_override' },
+      );
+    }
+    let branch: string | undefined;
+    if (body.branch_override !== undefined)
+      branch = await this.checkBranchOverride(first, body.branch_override);
+    const override: PendingOverride = {};
+    if (body.prompt_override !== undefined) override.prompt_override = body.prompt_override;
+    if (body.run_override !== undefined) override.run_override = body.run_override;
+    const task = this.act(id, 'retry', (t) => {
+      if (t.state !== 'blocked') return null;
+      const patch = {
+        retry_floor: this.d.runs.maxId(t.id),
+        pending_override: Object.keys(override).length > 0 ? JSON.stringify(override) : null,
+        ...(branch ? { branch_name: branch } : {}),
+      };
+      return this.d.states.move(t.id, 'blocked', t.pause_requested ? 'paused' : 'queued', {
+        ...patch,
+        pause_requested: 0,
+      });
+    });
+    return { task };
+  }
+
+  private async checkBranchOverride(task: TaskRow, name: string): Promise<string> {
+    if (task.forge_pull)
+      throw new SvcError(
+        'invalid_state',
+        'the branch of a pull-request task is the pull request’s head',
+        { state: task.state, reason: 'pull_request_branch' },
+      );
+    const trimmed = name.trim();
+    const problem = branchNameProblem(trimmed);
+    if (problem)
+      throw new SvcError(
+        'validation_failed',
+        `branch_override ${JSON.stringify(trimmed)} ${problem}`,
+        { field: 'branch_override' },
+      );
+    const project = this.d.projects.require(task.project_id);
+    if (await branchExists(project.path, trimmed))
+      throw new SvcError('validation_failed', `branch ${trimmed} already exists`, {
+        field: 'branch_override',
+      });
+    const claim = this.d.tasks.claimOf(project.id, trimmed, task.id);
+    if (claim)
+      throw new SvcError(
+        'validation_failed',
+        `branch ${trimmed} is already claimed by task ${claim.id}`,
+        { field: 'branch_override' },
+      );
+    if (task.worktree_path && task.branch_name) {
+      const r = await gitRaw(project.path, ['branch', '-m', task.branch_name, trimmed]);
+      if (r.code !== 0)
+        throw new SvcError('validation_failed', `cannot rename the branch: ${r.stderr.trim()}`, {
+          field: 'branch_override',
+        });
+    }
+    return trimmed;
+  }
+
+  repair(
+    id: number,
+    body: { prompt: string; agent?: string; model?: string; effort?: string },
+  ): { task: TaskRow; warnings: string[] } {
+    const first = this.load(id);
+    this.locked(first, 'repair');
+    if (first.state !== 'blocked')
+      throw new SvcError('invalid_state', `cannot repair a task that is ${first.state}`, {
+        state: first.state,
+      });
+    if (!first.worktree_path)
+      throw new SvcError('invalid_state', 'the task has no worktree to repair in', {
+        state: first.state,
+        reason: 'no_worktree',
+      });
+    const snapshot = snapshotOf(first);
+    const repairStep: StepDef = { id: '__repair', type: 'agent', prompt: body.prompt };
+    if (body.agent) repairStep.agent = body.agent;
+    if (body.model) repairStep.model = body.model;
+    if (body.effort) repairStep.effort = body.effort;
+    const warnings = this.d.agents.checkTask(
+      { ...snapshot, steps: [repairStep] },
+      {},
+      first.restricted === 1,
+    );
+    const prompt = repairPrompt(first, this.d.runs.ofTask(first.id), body.prompt, snapshot);
+    const spec: RepairSpec = {
+      prompt,
+      agent: body.agent,
+      model: body.model,
+      effort: body.effort,
+      block_reason: first.block_reason ?? 'step_failed',
+      block_detail: first.block_detail,
+      step_index: first.current_step,
+    };
+    const task = this.act(id, 'repair', (t) =>
+      this.d.states.move(t.id, 'blocked', 'queued', { repair_spec: JSON.stringify(spec) }),
+    );
+    return { task, warnings };
+  }
+
+  followUp(
+    id: number,
+    body: {
+      prompt?: string;
+      run?: string;
+      workflow?: string;
+      agent?: string;
+      model?: string;
+      effort?: string;
+    },
+  ): { task: TaskRow; warnings: string[] } {
+    const first = this.load(id);
+    this.locked(first, 'follow_up');
+    if (!actionAllowed('follow_up', first.state)) {
+      throw new SvcError('invalid_state', `cannot follow-up a task that is ${first.state}`, {
+        state: first.state,
+      });
+    }
+    if (!first.worktree_path)
+      throw new SvcError('invalid_state', 'the task has no worktree to follow up in', {
+        state: first.state,
+        reason: 'no_worktree',
+      });
+    const round = first.followup_round + 1;
+    let steps: StepDef[];
+    let warnings: string[] = [];
+    let kind: FollowUpSpec['kind'];
+    if (body.workflow !== undefined) {
+      kind = 'workflow';
+      const project = this.d.projects.require(first.project_id) as Project;
+      const wf = this.d.workflows.forTask(body.workflow, project);
+      steps = wf.snapshot.steps;
+      warnings = wf.warnings;
+    } else if (body.run !== undefined) {
+      kind = 'run';
+      steps = [{ id: `follow-up-${round}`, type: 'command', run: body.run }];
+    } else {
+      kind = 'prompt';
+      const step: StepDef = { id: `follow-up-${round}`, type: 'agent', prompt: body.prompt ?? '' };
+      if (body.agent) step.agent = body.agent;
+      if (body.model) step.model = body.model;
+      if (body.effort) step.effort = body.effort;
+      steps = [step];
+      warnings = this.d.agents.checkTask(
+        { ...snapshotOf(first), steps },
+        {},
+        first.restricted === 1,
+      );
+    }
+    const spec: FollowUpSpec & { origin_step: number } = {
+      kind,
+      round,
+      steps,
+      workflow: body.workflow,
+      origin_step: first.current_step,
+    };
+    const task = this.act(id, 'follow_up', (t) =>
+      this.d.states.move(t.id, t.state, t.pause_requested ? 'paused' : 'queued', {
+        followup_origin: t.state as TaskState,
+        followup_round: round,
+        followup_spec: JSON.stringify(spec),
+        current_step: t.step_total + round - 1,
+        retry_floor: this.d.runs.maxId(t.id),
+        pause_requested: 0,
+        finished_at: null,
+      }),
+    );
+    return { task, warnings };
+  }
+
+  async archive(
+    id: number,
+    opts: { force?: boolean; human?: boolean } = {},
+  ): Promise<{ task: TaskRow; branch?: BranchOutcome }> {
+    const first = this.load(id);
+    this.locked(first, 'archive');
+    if (!actionAllowed('archive', first.state))
+      throw new SvcError('invalid_state', `cannot archive a task that is ${first.state}`, {
+        state: first.state,
+      });
+    const unfinished = this.d.tasks
+      .descendants(id)
+      .filter((c) => !['done', 'aborted', 'archived'].includes(c.state));
+    if (unfinished.length > 0) {
+      throw new SvcError('invalid_state', `task ${id} has ${unfinished.length} unfinished lanes`, {
+        state: first.state,
+        reason: 'children_unfinished',
+      });
+    }
+    const force = opts.force === true;
+    if (!force && (await worktreeDirty(first))) {
+      throw new SvcError(
+        'invalid_state',
+        `the worktree of task ${id} has uncommitted changes; commit them or archive with force`,
+        {
+          state: first.state,
+          reason: 'worktree_dirty',
+        },
+      );
+    }
+    for (const child of this.d.tasks.children(id)) {
+      if (child.state === 'done' || child.state === 'aborted')
+        await this.archive(child.id, { force, human: false });
+    }
+    const project = this.d.projects.require(first.project_id);
+    await dropWorktree(project.path, first, force);
+    const task = this.act(id, 'archive', (t) =>
+      this.d.states.move(t.id, t.state, 'archived', {
+        worktree_path: null,
+        archived_at: this.now(),
+      }),
+    );
+    const branch = await judgeBranch(
+      project.path,
+      first,
+      this.d.config.current(),
+      opts.human !== false,
+    );
+    return { task, branch };
+  }
+
+  answer(
+    id: number,
+    body: { answers?: Record<string, string | string[]>; allow?: boolean },
+  ): TaskRow {
+    return this.act(id, 'answer', (t) => {
+      if (!this.d.answerInput)
+        throw new SvcError('invalid_state', 'no agent is waiting for an answer', {
+          state: t.state,
+        });
+      this.d.answerInput(t, body);
+      return this.load(t.id);
+    });
+  }
+
+  setPriority(id: number, priority: number): TaskRow {
+    const task = this.load(id);
+    if (task.state !== 'queued' && task.state !== 'paused') {
+      throw new SvcError(
+        'invalid_state',
+        `priority can change only while queued or paused; the task is ${task.state}`,
+        { state: task.state },
+      );
+    }
+    this.d.store.tx(() => {
+      if (!this.d.states.patch(id, task.state, { priority })) {
+        const now = this.load(id);
+        throw new SvcError(
+          'invalid_state',
+          `priority can change only while queued or paused; the task is ${now.state}`,
+          { state: now.state },
+        );
+      }
+      this.d.events.append(
+        'task.priority_changed',
+        { project_id: task.project_id, task_id: id },
+        { priority, previous: task.priority },
+      );
+    });
+    return this.load(id);
+  }
+}

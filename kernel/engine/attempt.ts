@@ -1,0 +1,444 @@
+/**
+ * One attempt of one step: the step run row (opened before any process starts, so a crash always
+ * leaves a trace), the transcript, the StepContext handed to the step type's `run`, and the row's
+ * final fields. The outcome goes back to the runner, which applies it to the task.
+ */
+import { accessSync, constants, rmSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { type Clock, formatMs, formatNs } from '../clock/index.js';
+import { type Config, parseDuration, tryParseSize } from '../config/index.js';
+import type { EventLog } from '../events/index.js';
+import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
+import { LineSplitter, resolveEnvironment, startProcess, TranscriptWriter } from '../proc/index.js';
+import type { Project } from '../projects/index.js';
+import type { StepRunRow, StepRunsTable, Store, TaskRow } from '../store/index.js';
+import { fieldsOf, type StepDef, stepName, type WorkflowSnapshot } from './model.js';
+import { renderPlain, renderShell } from './render.js';
+
+export interface AttemptDeps {
+  store: Store;
+  runs: StepRunsTable;
+  events: EventLog;
+  clock: Clock;
+  config: () => Config;
+  transcriptsDir: string;
+}
+
+export interface AttemptSpec {
+  task: TaskRow;
+  project: Project;
+  snapshot: WorkflowSnapshot;
+  step: StepDef;
+  stepType: StepType;
+  index: number;
+  iteration: number;
+  item: string | null;
+  groupId: string | null;
+  /** Name of the top-level step at this index (a sub-step row shows its group's name). */
+  topName: string;
+  context: Record<string, unknown>;
+  signal: AbortSignal;
+  counts_retry: boolean;
+  override?: { prompt_override?: string; run_override?: string };
+  /** Journals the pid of the spawned process on the row (crash recovery finds orphans with it). */
+  onSpawn?: (pid: number, startTicks: string | null) => void;
+}
+
+export interface AttemptResult {
+  outcome: StepOutcome;
+  row: StepRunRow;
+}
+
+const SUMMARY_MAX = 16 * 1024;
+
+function tailLines(text: string, lines: number, maxBytes = SUMMARY_MAX): string {
+  const all = text.split('\n');
+  let out = all.slice(-lines).join('\n');
+  if (Buffer.byteLength(out) > maxBytes) out = out.slice(-maxBytes);
+  return out;
+}
+
+function whichOn(program: string, env: Record<string, string>): string | null {
+  if (program.includes('/')) {
+    try {
+      accessSync(program, constants.X_OK);
+      return program;
+    } catch {
+      return null;
+    }
+  }
+  for (const dir of (env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
+    if (!dir) continue;
+    const p = join(dir, program);
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {}
+  }
+  return null;
+}
+
+export function svcVariables(
+  task: TaskRow,
+  project: Project,
+  step: StepDef,
+  index: number,
+  attempt: number,
+  runId: number,
+): Record<string, string> {
+  const vars: Record<string, string> = {
+    SVC_TASK_ID: String(task.id),
+    SVC_TASK_TITLE: task.title,
+    SVC_PROJECT: project.name,
+    SVC_PROJECT_ID: String(project.id),
+    SVC_PROJECT_PATH: project.path,
+    SVC_WORKTREE: task.worktree_path ?? '',
+    SVC_BRANCH: task.branch_name ?? '',
+    SVC_BASE_BRANCH: task.base_branch,
+    SVC_WORKFLOW: task.workflow,
+    SVC_STEP_ID: step.id,
+    SVC_STEP_INDEX: String(index),
+    SVC_STEP_ATTEMPT: String(attempt),
+    SVC_RUN_ID: String(runId),
+  };
+  for (const [k, v] of Object.entries(fieldsOf(task))) {
+    vars[`SVC_FIELD_${k.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] = v;
+  }
+  return vars;
+}
+
+export function transcriptFile(
+  dir: string,
+  taskId: number,
+  index: number,
+  step: StepDef,
+  attempt: number,
+  iteration: number,
+  groupId: string | null,
+): string {
+  let name: string;
+  if (iteration > 0) name = `${index}-i${iteration}-${step.id}-${attempt}.jsonl`;
+  else if (groupId) name = `${index}-${step.id}-${attempt}.jsonl`;
+  else name = `${index}-${attempt}.jsonl`;
+  return join(dir, String(taskId), name);
+}
+
+/** Timeout for a step: the step's own, then workflow defaults, then the config default for its kind. */
+export function stepTimeoutMs(
+  step: StepDef,
+  snapshot: WorkflowSnapshot,
+  config: Config,
+  kind: 'agent' | 'command',
+): number {
+  const own = typeof step.timeout === 'string' ? step.timeout : undefined;
+  const dflt =
+    typeof snapshot.defaults?.timeout === 'string'
+      ? (snapshot.defaults.timeout as string)
+      : undefined;
+  const text =
+    own ??
+    dflt ??
+    (kind === 'agent' ? config.defaults.agent_timeout : config.defaults.command_timeout);
+  return parseDuration(text);
+}
+
+export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<AttemptResult> {
+  const { task, project, step, index, iteration } = spec;
+  const config = deps.config();
+  const attempt = deps.runs.lastAttempt(task.id, index, step.id, iteration) + 1;
+  const now = formatMs(deps.clock.now());
+  const runId = deps.store.tx(() => {
+    const id = deps.runs.insert({
+      task_id: task.id,
+      step_index: index,
+      step_id: step.id,
+      step_name: spec.topName,
+      step_type: step.type,
+      group_id: spec.groupId,
+      attempt,
+      iteration,
+      loop_item: spec.item,
+      state: 'running',
+      agent: null,
+      model: null,
+      effort: null,
+      pid: null,
+      proc_started_at: null,
+      exit_code: null,
+      check_exit_code: null,
+      failure_reason: null,
+      skip_reason: null,
+      result_summary: '',
+      transcript_path: null,
+      input_tokens: null,
+      output_tokens: null,
+      cost_usd: null,
+      input_wait_ms: 0,
+      prompt_override: spec.override?.prompt_override ?? null,
+      run_override: spec.override?.run_override ?? null,
+      counts_retry: spec.counts_retry ? 1 : 0,
+      session_id: null,
+      started_at: now,
+      finished_at: null,
+    });
+    if (iteration === 0) {
+      deps.events.append(
+        'step.started',
+        { project_id: task.project_id, task_id: task.id },
+        {
+          run_id: id,
+          step_id: step.id,
+          step_index: index,
+          step_type: step.type,
+          attempt,
+        },
+      );
+    }
+    return id;
+  });
+
+  const maxBytes = tryParseSize(config.transcript_max_bytes) ?? 0;
+  const transcriptPath = transcriptFile(
+    deps.transcriptsDir,
+    task.id,
+    index,
+    step,
+    attempt,
+    iteration,
+    spec.groupId,
+  );
+  const latch = new AbortController();
+  const transcript = new TranscriptWriter(transcriptPath, maxBytes, () => latch.abort());
+  deps.runs.update(runId, { transcript_path: transcriptPath });
+  const ts = () => formatNs(deps.clock.nowNs());
+  transcript.annotate(
+    'step_started',
+    { task_id: task.id, step_id: step.id, attempt, type: step.type, run_id: runId },
+    ts(),
+  );
+
+  const baseEnv = resolveEnvironment(config.environment);
+  const svcVars = svcVariables(task, project, step, index, attempt, runId);
+  const signal = AbortSignal.any([spec.signal, latch.signal]);
+  const context = { ...spec.context, Step: { ...(spec.context.Step as object), Attempt: attempt } };
+  let outputTail = '';
+  const effectiveDef: Record<string, unknown> = { ...step };
+  if (spec.override?.prompt_override !== undefined)
+    effectiveDef.prompt = spec.override.prompt_override;
+  if (spec.override?.run_override !== undefined) effectiveDef.run = spec.override.run_override;
+
+  const ctx: StepContext = {
+    task: {
+      id: task.id,
+      title: task.title,
+      description: task.description,
+      workflow: task.workflow,
+      fields: fieldsOf(task),
+      branch: task.branch_name ?? '',
+      base_branch: task.base_branch,
+      worktree: task.worktree_path ?? '',
+      project: {
+        id: project.id,
+        name: project.name,
+        path: project.path,
+        default_branch: project.default_branch,
+      },
+      restricted: task.restricted === 1,
+    },
+    step: {
+      id: step.id,
+      name: stepName(step),
+      type: step.type,
+      index,
+      attempt,
+      iteration,
+      item: spec.item,
+      run_id: runId,
+    },
+    signal,
+    platform: process.platform,
+    timeoutMs: (kind) => stepTimeoutMs(step, spec.snapshot, config, kind),
+    checkTimeoutMs: () =>
+      parseDuration(
+        typeof step.check_timeout === 'string'
+          ? step.check_timeout
+          : config.defaults.command_timeout,
+      ),
+    render: (template, opts) =>
+      opts?.shell
+        ? renderShell(template, context)
+        : { text: renderPlain(template, context), env: {} },
+    which: (program) => whichOn(program, { ...baseEnv }),
+    annotate: (kind, fields) => transcript.annotate(kind, fields, ts()),
+    spawn: async (req) => {
+      const env = { ...baseEnv, ...svcVars, ...(req.env ?? {}) };
+      transcript.annotate(
+        'command_started',
+        {
+          phase: req.phase,
+          command: req.display ?? [req.file, ...req.args].join(' '),
+          cwd: task.worktree_path,
+        },
+        ts(),
+      );
+      const split = { stdout: new LineSplitter(), stderr: new LineSplitter() };
+      let combined = '';
+      const onLine = (stream: 'stdout' | 'stderr') => (text: string) => {
+        combined += `${text}\n`;
+        if (combined.length > 256 * 1024) combined = combined.slice(-128 * 1024);
+        const offset = transcript.write({
+          type: 'svc.output',
+          ts: ts(),
+          phase: req.phase,
+          stream,
+          text,
+        });
+        if (offset !== null) {
+          deps.events.live({
+            kind: 'command.output',
+            task_id: task.id,
+            data: { run_id: runId, phase: req.phase, stream, text, offset },
+          });
+        }
+      };
+      const proc = startProcess({
+        file: req.file,
+        args: req.args,
+        cwd: task.worktree_path ?? project.path,
+        env,
+        stdin: req.stdin,
+        timeoutMs: req.timeoutMs,
+        signal,
+        clock: deps.clock,
+        onStdout: (c) => split.stdout.push(c, onLine('stdout')),
+        onStderr: (c) => split.stderr.push(c, onLine('stderr')),
+      });
+      if (proc.pid !== undefined) {
+        deps.runs.update(runId, { pid: proc.pid, proc_started_at: proc.startTicks });
+        spec.onSpawn?.(proc.pid, proc.startTicks);
+      }
+      const r = await proc.done;
+      split.stdout.flush(onLine('stdout'));
+      split.stderr.flush(onLine('stderr'));
+      outputTail = tailLines(combined.replace(/\n$/, ''), 200);
+      return {
+        exit_code: r.exitCode,
+        signal: r.signal,
+        timed_out: r.timedOut,
+        cancelled: r.aborted && spec.signal.aborted,
+        transcript_limited: transcript.latched,
+        spawn_error: r.spawnError
+          ? `${r.spawnError.code ?? 'error'}: ${r.spawnError.message}`
+          : null,
+        tail: outputTail,
+      };
+    },
+  };
+
+  let outcome: StepOutcome;
+  try {
+    if (!spec.stepType.run) throw new Error(`step type ${step.type} cannot run on its own`);
+    outcome = await spec.stepType.run(ctx, effectiveDef);
+  } catch (err) {
+    outcome = { kind: 'failed', reason: 'internal_error', message: (err as Error).message };
+  }
+  if (transcript.latched && outcome.kind !== 'cancelled') {
+    outcome = {
+      kind: 'failed',
+      reason: 'transcript_limit',
+      message: `transcript passed transcript_max_bytes (${maxBytes} bytes)`,
+    };
+  } else if (spec.signal.aborted && outcome.kind !== 'awaiting_gate') {
+    outcome = { kind: 'cancelled' };
+  }
+
+  const usage = 'usage' in outcome ? outcome.usage : undefined;
+  const finished = formatMs(deps.clock.now());
+  const patch: Parameters<StepRunsTable['update']>[1] = {
+    exit_code: 'exit_code' in outcome ? (outcome.exit_code ?? null) : null,
+    check_exit_code: 'check_exit_code' in outcome ? (outcome.check_exit_code ?? null) : null,
+    input_tokens: usage?.input_tokens ?? null,
+    output_tokens: usage?.output_tokens ?? null,
+    cost_usd: usage?.cost_usd ?? null,
+    session_id: usage?.session_id ?? null,
+  };
+  switch (outcome.kind) {
+    case 'succeeded':
+      Object.assign(patch, {
+        state: 'succeeded',
+        result_summary: outcome.summary ?? outputTail,
+        finished_at: finished,
+      });
+      break;
+    case 'failed':
+      Object.assign(patch, {
+        state: 'failed',
+        failure_reason: outcome.reason,
+        result_summary: outcome.message ?? outputTail,
+        finished_at: finished,
+        counts_retry: outcome.noRetry ? 0 : spec.counts_retry ? 1 : 0,
+      });
+      break;
+    case 'usage_limit':
+      Object.assign(patch, {
+        state: 'interrupted',
+        failure_reason: 'usage_limit',
+        result_summary: outcome.message ?? '',
+        finished_at: finished,
+        counts_retry: 0,
+      });
+      break;
+    case 'cancelled':
+      Object.assign(patch, {
+        state: 'interrupted',
+        failure_reason: 'canceled',
+        finished_at: finished,
+        counts_retry: 0,
+      });
+      break;
+    case 'awaiting_gate':
+      Object.assign(patch, { result_summary: outcome.instructions, transcript_path: null });
+      break;
+  }
+  transcript.annotate(
+    'step_finished',
+    {
+      state: patch.state ?? 'running',
+      failure_reason: patch.failure_reason ?? null,
+      exit_code: patch.exit_code,
+      check_exit_code: patch.check_exit_code,
+    },
+    ts(),
+  );
+  transcript.close();
+  if (outcome.kind === 'awaiting_gate') rmSync(transcriptPath, { force: true });
+  deps.store.tx(() => {
+    deps.runs.update(runId, patch);
+    if (outcome.kind !== 'awaiting_gate' && iteration === 0) {
+      deps.events.append(
+        'step.finished',
+        { project_id: task.project_id, task_id: task.id },
+        {
+          run_id: runId,
+          step_id: step.id,
+          step_index: index,
+          attempt,
+          state: patch.state,
+          failure_reason: patch.failure_reason ?? null,
+        },
+      );
+    }
+  });
+  return { outcome, row: deps.runs.get(runId) as StepRunRow };
+}
+
+/** Closes an open row (gate rows on approve/reject/skip, rows orphaned by cancel or a crash). */
+export function closeRow(
+  runs: StepRunsTable,
+  row: StepRunRow,
+  state: StepRunRow['state'],
+  clock: Clock,
+  fields: Partial<StepRunRow> = {},
+): void {
+  runs.update(row.id, { state, finished_at: formatMs(clock.now()), counts_retry: 0, ...fields });
+}

@@ -1,0 +1,89 @@
+/**
+ * The template context of SPEC §2.8 for one step attempt: `.Task`, `.Project`, `.Workflow`,
+ * `.Step`, `.Steps`, `.Loop`/`.Item`/`.Iteration`, `.Host`, `.Worktree`, `.LastFailure`,
+ * `.Conflicts`. `.Steps` holds the steps the run has moved past, each `{Status, Result, ExitCode}`,
+ * keyed by step id; a step never sees its own failed attempts mid-retry.
+ */
+import type { Project } from '../projects/index.js';
+import type { StepRunRow, TaskRow } from '../store/index.js';
+import { fieldsOf, type StepDef, type WorkflowSnapshot } from './model.js';
+
+export interface StepPosition {
+  index: number;
+  attempt: number;
+  iteration: number;
+  item: string | null;
+  /** Items of the loop being run, for `.Loop.IsLast`. */
+  loopTotal?: number;
+}
+
+export interface StepsEntry {
+  Status: string;
+  Result: string;
+  ExitCode: number | null;
+}
+
+/** `.Steps`: latest row per step id among steps already passed (and earlier body steps of this iteration). */
+export function stepsContext(
+  rows: StepRunRow[],
+  pos: { index: number; iteration: number },
+): Record<string, StepsEntry> {
+  const out: Record<string, StepsEntry> = {};
+  for (const r of rows) {
+    const passed =
+      r.step_index < pos.index ||
+      (r.step_index === pos.index && r.iteration === pos.iteration && pos.iteration > 0);
+    if (!passed) continue;
+    if (!['succeeded', 'approved', 'skipped', 'failed'].includes(r.state)) continue;
+    out[r.step_id] = { Status: r.state, Result: r.result_summary, ExitCode: r.exit_code };
+  }
+  return out;
+}
+
+export function buildContext(
+  task: TaskRow,
+  project: Project,
+  snapshot: WorkflowSnapshot,
+  step: StepDef,
+  pos: StepPosition,
+  rows: StepRunRow[],
+  extra: {
+    lastFailure?: { Reason: string; Output: string };
+    conflicts?: string[];
+    event?: unknown;
+  } = {},
+): Record<string, unknown> {
+  return {
+    Task: {
+      ID: task.id,
+      Title: task.title,
+      Description: task.description,
+      Prompt: task.prompt ?? '',
+      Fields: fieldsOf(task),
+      BaseBranch: task.base_branch,
+      BranchName: task.branch_name ?? '',
+      ParentID: task.parent_task_id ?? 0,
+      LaneID: task.lane_id ?? '',
+    },
+    Project: { Name: project.name, Path: project.path, DefaultBranch: project.default_branch },
+    Workflow: { Name: snapshot.name, Description: snapshot.description ?? '' },
+    Step: { ID: step.id, Name: step.name ?? step.id, Index: pos.index, Attempt: pos.attempt },
+    Steps: stepsContext(rows, pos),
+    Loop: {
+      Index: pos.iteration,
+      Item: pos.item ?? '',
+      IsFirst: pos.iteration === 1,
+      IsLast: pos.loopTotal !== undefined && pos.iteration === pos.loopTotal,
+    },
+    Item: pos.item ?? '',
+    Iteration: pos.iteration,
+    Host: {
+      OS: process.platform === 'win32' ? 'windows' : process.platform,
+      Arch: process.arch === 'x64' ? 'amd64' : process.arch,
+    },
+    Worktree: { Path: task.worktree_path ?? '' },
+    LastFailure: extra.lastFailure ?? { Reason: '', Output: '' },
+    Conflicts: extra.conflicts ?? [],
+    Event: extra.event ?? {},
+  };
+}

@@ -1,0 +1,283 @@
+/**
+ * Task creation (SPEC §4.4 create rules 1–6 and 10, §8 bounds). Everything is validated before the
+ * insert; the insert, the idempotency key and the `task.created` event share one transaction, so a
+ * refusal leaves nothing behind and a replay finds either nothing or the whole task.
+ */
+import { createHash } from 'node:crypto';
+import { type Clock, formatMs } from '../clock/index.js';
+import type { ConfigService } from '../config/index.js';
+import { SvcError } from '../errors.js';
+import type { EventLog } from '../events/index.js';
+import { branchExists } from '../git/index.js';
+import type { ProjectService } from '../projects/index.js';
+import type { Store, TaskRow, TasksTable } from '../store/index.js';
+import { branchFor } from './branch.js';
+import type { AgentPort, WorkflowPort } from './ports.js';
+import type { CreateTask } from './schema.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const TASK_CREATE_ROUTE = 'POST /v1/tasks';
+
+export interface CreateDeps {
+  store: Store;
+  tasks: TasksTable;
+  projects: ProjectService;
+  events: EventLog;
+  clock: Clock;
+  config: ConfigService;
+  workflows: WorkflowPort;
+  agents: AgentPort;
+  /** Branches held by open chats of a project (chats add this); a task never shares one. */
+  chatClaim?(projectId: number, branch: string): number | null;
+}
+
+export interface CreateResult {
+  task: TaskRow;
+  warnings: string[];
+  /** True when an Idempotency-Key replay answered with an existing task. */
+  replayed: boolean;
+}
+
+/** Canonical JSON with sorted keys: reformatting or key order never changes the digest. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function bodyDigest(body: unknown): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(body)).digest('hex')}`;
+}
+
+export function checkIdempotencyKey(key: string): void {
+  if (key.length === 0 || Buffer.byteLength(key) > 255 || !/^[\x20-\x7e]+$/.test(key)) {
+    throw new SvcError(
+      'validation_failed',
+      'Idempotency-Key must be 1 to 255 bytes of printable ASCII',
+      { field: 'Idempotency-Key' },
+    );
+  }
+}
+
+export class TaskCreator {
+  constructor(private readonly d: CreateDeps) {}
+
+  private lookupKey(key: string, digest: string): TaskRow | null {
+    const row = this.d.store.db
+      .prepare(
+        'SELECT digest, task_id, created_at FROM idempotency_keys WHERE route = ? AND key = ?',
+      )
+      .get(TASK_CREATE_ROUTE, key) as
+      | { digest: string; task_id: number | null; created_at: string }
+      | undefined;
+    if (!row) return null;
+    if (Date.parse(row.created_at) + IDEMPOTENCY_TTL_MS <= this.d.clock.now()) {
+      this.d.store.db
+        .prepare('DELETE FROM idempotency_keys WHERE route = ? AND key = ?')
+        .run(TASK_CREATE_ROUTE, key);
+      return null;
+    }
+    if (row.digest !== digest) {
+      throw new SvcError('invalid_state', 'this Idempotency-Key was used with a different body', {
+        reason: 'idempotency_key_reused',
+      });
+    }
+    const task = row.task_id !== null ? this.d.tasks.get(row.task_id) : undefined;
+    if (!task) {
+      this.d.store.db
+        .prepare('DELETE FROM idempotency_keys WHERE route = ? AND key = ?')
+        .run(TASK_CREATE_ROUTE, key);
+      return null;
+    }
+    return task;
+  }
+
+  async create(
+    body: CreateTask,
+    opts: { idempotencyKey?: string; via?: string } = {},
+  ): Promise<CreateResult> {
+    const { d } = this;
+    let digest = '';
+    if (opts.idempotencyKey !== undefined) {
+      checkIdempotencyKey(opts.idempotencyKey);
+      digest = bodyDigest(body);
+      const existing = this.lookupKey(opts.idempotencyKey, digest);
+      if (existing) return { task: existing, warnings: [], replayed: true };
+    }
+    const project = d.projects.get(body.project_id);
+    if (!project)
+      throw new SvcError('validation_failed', `project ${body.project_id} not found`, {
+        field: 'project_id',
+      });
+    if (body.forge_issue !== undefined && body.forge_pull !== undefined) {
+      throw new SvcError('validation_failed', 'give forge_issue or forge_pull, not both', {
+        field: 'forge_pull',
+      });
+    }
+    if (body.forge_issue !== undefined || body.forge_pull !== undefined) {
+      throw new SvcError(
+        'invalid_state',
+        'the code-host integration is not available for this project',
+        { reason: 'forge_unavailable' },
+      );
+    }
+    const title = body.title ?? '';
+    if (title.trim() === '')
+      throw new SvcError('validation_failed', 'title is required and must not be blank', {
+        field: 'title',
+      });
+
+    const workflowName = body.workflow ?? project.default_workflow ?? 'adhoc';
+    const wf = d.workflows.forTask(workflowName, project);
+    const fields = d.workflows.checkFields(wf.snapshot, body.fields ?? {});
+    if (!fields.ok)
+      throw new SvcError('validation_failed', fields.message, {
+        field: fields.field ? `fields.${fields.field}` : 'fields',
+      });
+
+    const baseBranch = body.base_branch ?? project.default_branch;
+    if (!(await branchExists(project.path, baseBranch))) {
+      throw new SvcError(
+        'validation_failed',
+        `base_branch ${baseBranch} is not a local branch of ${project.name}`,
+        { field: 'base_branch' },
+      );
+    }
+    const agentWarnings = d.agents.checkTask(
+      wf.snapshot,
+      { agent: body.agent, model: body.model, effort: body.effort },
+      body.restricted === true,
+    );
+    const literal = body.branch_name?.trim();
+    if (literal && (await branchExists(project.path, literal))) {
+      throw new SvcError(
+        'validation_failed',
+        `branch ${literal} already exists in ${project.name}`,
+        { field: 'branch_name' },
+      );
+    }
+
+    const config = d.config.current();
+    const now = formatMs(d.clock.now());
+    const task = d.store.tx(() => {
+      if (opts.idempotencyKey !== undefined) {
+        const existing = this.lookupKey(opts.idempotencyKey, digest);
+        if (existing) return { existing };
+      }
+      const nextId =
+        ((
+          d.store.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'tasks'").get() as
+            | { seq: number }
+            | undefined
+        )?.seq ?? 0) + 1;
+      const branch = branchFor({
+        id: nextId,
+        title,
+        baseBranch,
+        fields: fields.fields,
+        project,
+        literal,
+        configTemplate: config.branch_template,
+      });
+      const claim = d.tasks.claimOf(project.id, branch.name);
+      if (claim) {
+        throw new SvcError(
+          'validation_failed',
+          `branch ${branch.name} is already claimed by task ${claim.id}`,
+          { field: 'branch_name' },
+        );
+      }
+      const chat = d.chatClaim?.(project.id, branch.name) ?? null;
+      if (chat !== null) {
+        throw new SvcError(
+          'validation_failed',
+          `branch ${branch.name} is already claimed by chat ${chat}`,
+          { field: 'branch_name' },
+        );
+      }
+      const state = body.paused === true ? 'paused' : 'queued';
+      const id = d.tasks.insert({
+        project_id: project.id,
+        parent_task_id: null,
+        root_task_id: null,
+        depth: 0,
+        lane_id: null,
+        lane_order: null,
+        title,
+        description: body.description ?? '',
+        prompt: body.prompt ?? null,
+        state,
+        workflow: wf.snapshot.name ?? workflowName,
+        workflow_origin: JSON.stringify(wf.origin),
+        workflow_snapshot: JSON.stringify(wf.snapshot),
+        fields: JSON.stringify(fields.fields),
+        fields_defaulted: JSON.stringify(fields.defaulted),
+        branch_name: branch.name,
+        base_branch: baseBranch,
+        worktree_path: null,
+        priority: body.priority ?? 0,
+        agent_override: body.agent ?? null,
+        model_override: body.model ?? null,
+        effort_override: body.effort ?? null,
+        restricted: body.restricted === true ? 1 : 0,
+        max_task_cost_usd: body.max_task_cost_usd ?? null,
+        current_step: 0,
+        step_total: wf.snapshot.steps.length,
+        block_reason: null,
+        block_detail: null,
+        queued_reason: null,
+        admit_not_before: null,
+        pause_requested: 0,
+        pending_input: null,
+        followup_origin: null,
+        followup_round: 0,
+        followup_spec: null,
+        repair_spec: null,
+        pending_override: null,
+        retry_floor: 0,
+        source_chat_id: null,
+        forge_issue: null,
+        forge_pull: null,
+        created_via: opts.via ?? 'api',
+        created_at: now,
+        updated_at: now,
+        started_at: null,
+        finished_at: null,
+        archived_at: null,
+      });
+      if (id !== nextId) throw new Error(`task id ${id} differs from the expected ${nextId}`);
+      if (opts.idempotencyKey !== undefined) {
+        d.store.db
+          .prepare(
+            'INSERT INTO idempotency_keys (route, key, digest, task_id, created_at) VALUES (?, ?, ?, ?, ?)',
+          )
+          .run(
+            TASK_CREATE_ROUTE,
+            opts.idempotencyKey,
+            digest,
+            id,
+            new Date(d.clock.now()).toISOString(),
+          );
+      }
+      d.events.append(
+        'task.created',
+        { project_id: project.id, task_id: id },
+        {
+          state,
+          title,
+          workflow: wf.snapshot.name ?? workflowName,
+          workflow_origin: wf.origin,
+          parent_task_id: null,
+        },
+      );
+      return { task: d.tasks.get(id) as TaskRow };
+    });
+    if ('existing' in task) return { task: task.existing as TaskRow, warnings: [], replayed: true };
+    return { task: task.task, warnings: [...wf.warnings, ...agentWarnings], replayed: false };
+  }
+}

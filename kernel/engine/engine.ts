@@ -1,0 +1,305 @@
+/**
+ * The engine: tasks from creation to archive. Wires the transition writer, the runner, the
+ * scheduler's hooks, crash recovery, the human actions and the views; the HTTP routes and the CLI
+ * reach tasks only through this class.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock/index.js';
+import type { ConfigService } from '../config/index.js';
+import type { Paths } from '../daemon/paths.js';
+import { SvcError } from '../errors.js';
+import type { EventLog } from '../events/index.js';
+import { deleteBranchIfEmpty, removeWorktree } from '../git/index.js';
+import type { Notifier } from '../ops/notify.js';
+import type { Registry } from '../plugin/index.js';
+import type { ProjectService } from '../projects/index.js';
+import type { Scheduler } from '../scheduler/index.js';
+import { StepRunsTable, type Store, type TaskRow, TasksTable } from '../store/index.js';
+import { TaskActions } from './actions.js';
+import { TaskCreator } from './create.js';
+import { jsonOr, type WorkflowSnapshot } from './model.js';
+import type { AgentPort, WorkflowPort } from './ports.js';
+import { type RecoveryReport, recover } from './recovery.js';
+import { Runner } from './runner.js';
+import type { CreateTask } from './schema.js';
+import { TaskStates } from './state.js';
+import {
+  childrenRollup,
+  listRow,
+  rollups,
+  stepRunView,
+  taskView,
+  type ViewContext,
+  workflowStepsView,
+} from './views.js';
+
+export interface EngineDeps {
+  store: Store;
+  events: EventLog;
+  clock: Clock;
+  config: ConfigService;
+  logger: Logger;
+  paths: Paths;
+  registry: Registry;
+  projects: ProjectService;
+  scheduler: Scheduler;
+  notifier: Notifier;
+  workflows: WorkflowPort;
+  agents: AgentPort;
+}
+
+export interface ListQuery {
+  archived?: 'true' | 'false' | 'all';
+  project_id?: number;
+  state?: string;
+  parent_id?: number;
+  include_children?: 'true' | 'false';
+  limit?: number;
+  cursor?: number;
+}
+
+export class Engine {
+  readonly tasks: TasksTable;
+  readonly runs: StepRunsTable;
+  readonly states: TaskStates;
+  readonly runner: Runner;
+  readonly creator: TaskCreator;
+  readonly actions: TaskActions;
+  /** Hooks other rooms fill (chats: the open chat linking a task). */
+  openChat: (taskId: number) => number | null = () => null;
+  private readonly viewDecorators: Array<NonNullable<ViewContext['decorate']>> = [];
+  private started = false;
+
+  constructor(private readonly d: EngineDeps) {
+    this.tasks = new TasksTable(d.store.db);
+    this.runs = new StepRunsTable(d.store.db);
+    this.states = new TaskStates(d.store, this.tasks, d.projects.table, d.events, d.clock);
+    this.runner = new Runner(
+      {
+        store: d.store,
+        runs: this.runs,
+        events: d.events,
+        clock: d.clock,
+        config: () => d.config.current(),
+        transcriptsDir: d.paths.transcriptsDir,
+        tasks: this.tasks,
+        projects: d.projects.table,
+        states: this.states,
+        registry: d.registry,
+        logger: d.logger,
+        worktreesDir: d.paths.worktreesDir,
+        treeCost: (rootId) => this.treeCost(rootId),
+      },
+      () => d.scheduler.poke(),
+    );
+    this.creator = new TaskCreator({
+      store: d.store,
+      tasks: this.tasks,
+      projects: d.projects,
+      events: d.events,
+      clock: d.clock,
+      config: d.config,
+      workflows: d.workflows,
+      agents: d.agents,
+    });
+    this.actions = new TaskActions({
+      store: d.store,
+      tasks: this.tasks,
+      runs: this.runs,
+      projects: d.projects,
+      states: this.states,
+      events: d.events,
+      clock: d.clock,
+      config: d.config,
+      runner: this.runner,
+      workflows: d.workflows,
+      agents: d.agents,
+      transcriptsDir: d.paths.transcriptsDir,
+      openChat: (id) => this.openChat(id),
+    });
+    this.states.onTransition((task, _from, event) => {
+      d.scheduler.poke();
+      d.notifier.onStateChanged(event, task.parent_task_id === null);
+    });
+  }
+
+  /** Recovery, then admission. Call once, after plugins are loaded. */
+  start(): RecoveryReport {
+    const report = recover(
+      this.d.store,
+      this.tasks,
+      this.runs,
+      this.states,
+      this.d.clock,
+      this.d.logger,
+    );
+    this.d.scheduler.start({
+      admit: (task) => {
+        const moved = this.states.move(task.id, 'queued', 'running', {});
+        if (!moved) return false;
+        this.runner.start(task.id);
+        return true;
+      },
+      park: (task) => {
+        this.states.move(task.id, 'queued', 'paused', { pause_requested: 0 });
+      },
+    });
+    this.started = true;
+    return report;
+  }
+
+  /** Daemon stop: no more admissions, live attempts interrupted and their tasks re-queued. */
+  async stop(): Promise<void> {
+    this.d.scheduler.stop();
+    if (this.started) await this.runner.shutdown();
+  }
+
+  addViewDecorator(fn: NonNullable<ViewContext['decorate']>): void {
+    this.viewDecorators.push(fn);
+  }
+
+  private viewContext(): ViewContext {
+    const names = new Map<number, string>();
+    return {
+      projectName: (id) => {
+        if (!names.has(id)) names.set(id, this.d.projects.get(id)?.name ?? '');
+        return names.get(id) as string;
+      },
+      openChat: (id) => this.openChat(id),
+      decorate: (task, snap, view) => {
+        for (const fn of this.viewDecorators) fn(task, snap, view);
+      },
+    };
+  }
+
+  get(id: number): TaskRow {
+    return this.actions.load(id);
+  }
+
+  view(task: TaskRow): Record<string, unknown> {
+    return taskView(task, this.viewContext());
+  }
+
+  detail(id: number): Record<string, unknown> {
+    const task = this.get(id);
+    const ctx = this.viewContext();
+    const row = listRow(task, ctx, rollups(this.d.store.db, [id]).get(id));
+    const snap = jsonOr<WorkflowSnapshot | null>(task.workflow_snapshot, null);
+    const detail: Record<string, unknown> = {
+      ...row,
+      workflow_steps: workflowStepsView(snap),
+      steps: this.runs.ofTask(id).map((r) => stepRunView(r, task.step_total)),
+    };
+    const children = childrenRollup(this.d.store.db, id);
+    if (children) detail.children = children;
+    return detail;
+  }
+
+  steps(id: number): Array<Record<string, unknown>> {
+    const task = this.get(id);
+    return this.runs.ofTask(id).map((r) => stepRunView(r, task.step_total));
+  }
+
+  list(q: ListQuery): { rows: Array<Record<string, unknown>>; next_cursor: number | null } {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.state) {
+      where.push('state = ?');
+      params.push(q.state);
+    } else if (q.archived === 'true') where.push("state = 'archived'");
+    else if (q.archived !== 'all') where.push("state <> 'archived'");
+    if (q.project_id !== undefined) {
+      where.push('project_id = ?');
+      params.push(q.project_id);
+    }
+    if (q.parent_id !== undefined) {
+      where.push('parent_task_id = ?');
+      params.push(q.parent_id);
+    }
+    if (q.cursor !== undefined) {
+      where.push('id < ?');
+      params.push(q.cursor);
+    }
+    const order = q.parent_id !== undefined ? 'lane_order, id' : 'id DESC';
+    const limit = q.limit ?? 1_000_000;
+    const sql = `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
+    const rows = this.d.store.db.prepare(sql).all(...params, limit + 1) as TaskRow[];
+    const more = rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
+    const sums = rollups(
+      this.d.store.db,
+      page.map((t) => t.id),
+    );
+    const ctx = this.viewContext();
+    return {
+      rows: page.map((t) => listRow(t, ctx, sums.get(t.id))),
+      next_cursor: more && q.parent_id === undefined ? (page.at(-1)?.id ?? null) : null,
+    };
+  }
+
+  async create(body: CreateTask, opts: { idempotencyKey?: string; via?: string } = {}) {
+    const r = await this.creator.create(body, opts);
+    if (!r.replayed) this.d.scheduler.poke();
+    return r;
+  }
+
+  /** Spend of a whole fan-out tree: the root and every descendant, archived included. */
+  treeCost(rootId: number): number | null {
+    const row = this.d.store.db
+      .prepare(
+        `SELECT SUM(cost_usd) AS c FROM step_runs WHERE task_id IN
+           (SELECT id FROM tasks WHERE id = ? OR root_task_id = ?)`,
+      )
+      .get(rootId, rootId) as { c: number | null };
+    return row.c;
+  }
+
+  /**
+   * DELETE /v1/projects/{id} (SPEC §4.2): refused while non-archived tasks exist unless forced;
+   * forced, refused while any task runs, archives the rest (force-removing worktrees), deletes
+   * empty branches (archived rows included), keeps branches with commits, touches no remote.
+   */
+  async deleteProject(id: number, force: boolean): Promise<void> {
+    const project = this.d.projects.require(id);
+    const tasks = this.tasks.ofProject(id);
+    const live = tasks.filter((t) => t.state !== 'archived');
+    if (live.length > 0 && !force) {
+      throw new SvcError(
+        'invalid_state',
+        `project ${id} has ${live.length} tasks that are not archived; archive them or delete with force`,
+        {
+          reason: 'project_has_tasks',
+        },
+      );
+    }
+    const running = live.find((t) => t.state === 'running' || t.state === 'awaiting_input');
+    if (running) {
+      throw new SvcError('invalid_state', `task ${running.id} is running; cancel it first`, {
+        state: running.state,
+        reason: 'task_running',
+      });
+    }
+    for (const t of live) {
+      if (!['done', 'aborted'].includes(t.state)) this.actions.cancel(t.id);
+      if (t.worktree_path && existsSync(t.worktree_path)) {
+        try {
+          await removeWorktree(project.path, t.worktree_path, true);
+        } catch {
+          rmSync(t.worktree_path, { recursive: true, force: true });
+        }
+      }
+    }
+    if (this.d.config.current().delete_empty_branch_on_archive && existsSync(project.path)) {
+      for (const t of tasks) {
+        if (t.branch_name && !t.forge_pull)
+          await deleteBranchIfEmpty(project.path, t.base_branch, t.branch_name);
+      }
+    }
+    this.d.store.tx(() => {
+      this.tasks.deleteOfProject(id);
+      this.d.projects.table.delete(id);
+      this.d.events.append('project.deleted', { project_id: id }, { name: project.name });
+    });
+  }
+}

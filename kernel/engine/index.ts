@@ -1,0 +1,32 @@
+/**
+ * engine: the task runner (SPEC §2.1, §2.2, §3.1, §3.2, §4.4, §6). Owns every task state write
+ * (one transition table, compare-and-swap writes, events in the same transaction), the runner
+ * that executes steps in worktrees, crash recovery and the human actions.
+ * Uses: store, events, clock, config, git, proc, plugin registry, projects, scheduler, workflows.
+ * Used by: http routes, chats, triggers, MCP. Decisions: 009, 010, 011, 014, 015.
+ */
+
+export { branchFor, branchTemplateProblem } from './branch.js';
+export { bodyDigest, canonicalJson } from './create.js';
+export { Engine, type EngineDeps, type ListQuery } from './engine.js';
+export type { FollowUpSpec, StepDef, WorkflowOrigin, WorkflowSnapshot } from './model.js';
+export type { AgentOverrides, AgentPort, FieldCheck, TaskWorkflow, WorkflowPort } from './ports.js';
+export { branchNameProblem, builtinBranch } from './refname.js';
+export {
+  AnswerSchema,
+  ArchiveSchema,
+  CreateTaskSchema,
+  FollowUpSchema,
+  PatchTaskSchema,
+  RepairSchema,
+  RetrySchema,
+  TaskListQuerySchema,
+} from './schema.js';
+export {
+  ACTION_FROM,
+  ACTION_TO,
+  availableActions,
+  ENGINE_TRANSITIONS,
+  HUMAN_ACTIONS,
+  type HumanAction,
+} from './transitions.js';

@@ -1,0 +1,597 @@
+/**
+ * The task runner: once the scheduler admits a task, runs its steps top to bottom in its worktree
+ * until it finishes, stops for a human or a clock, or is cancelled. Every outcome is applied
+ * through the transition table (state.ts); the runner never guesses a state, it re-reads the row
+ * before each step so a concurrent human action always wins.
+ */
+import { existsSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { formatMs } from '../clock/index.js';
+import { parseDuration } from '../config/index.js';
+import type { Registry } from '../plugin/index.js';
+import type { Project } from '../projects/index.js';
+import type { ProjectsTable, StepRunRow, TaskRow, TasksTable } from '../store/index.js';
+import { type AttemptDeps, type AttemptResult, closeRow, runAttempt } from './attempt.js';
+import { buildContext } from './context.js';
+import {
+  type FollowUpSpec,
+  jsonOr,
+  type PendingOverride,
+  type RepairSpec,
+  type StepDef,
+  SWALLOWABLE,
+  snapshotOf,
+  stepName,
+  type WorkflowSnapshot,
+} from './model.js';
+import { evaluateGuard } from './render.js';
+import type { TaskStates } from './state.js';
+import { prepareWorktree } from './worktree.js';
+
+export interface RunnerDeps extends AttemptDeps {
+  tasks: TasksTable;
+  projects: ProjectsTable;
+  states: TaskStates;
+  registry: Registry;
+  logger: Logger;
+  worktreesDir: string;
+  /** Tree spend (task plus every lane, at any depth), for max_tree_cost_usd. */
+  treeCost(rootId: number): number | null;
+}
+
+type Next = 'next' | 'stop';
+
+interface Active {
+  ac: AbortController;
+  reason: 'cancel' | 'shutdown' | null;
+  done: Promise<void>;
+}
+
+/** Reasons that are a step's own verdict on its work and so read `step_failed` as a block reason (decision 011). */
+const STEP_FAILED = new Set(['nonzero_exit', 'check_failed', 'agent_error']);
+
+export function blockReasonFor(failure: string): string {
+  return STEP_FAILED.has(failure) ? 'step_failed' : failure;
+}
+
+/** Follow-up failures that block instead of returning to the origin state (decision 015). */
+const FOLLOWUP_BLOCKS = new Set([
+  'agent_unavailable',
+  'shell_unavailable',
+  'template_error',
+  'condition_error',
+  'mcp_unsupported',
+  'internal_error',
+  'invalid_snapshot',
+]);
+
+export class Runner {
+  private readonly active = new Map<number, Active>();
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly deps: RunnerDeps,
+    private readonly onSettle: () => void,
+  ) {}
+
+  isActive(taskId: number): boolean {
+    return this.active.has(taskId);
+  }
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  start(taskId: number): void {
+    if (this.active.has(taskId)) return;
+    const ac = new AbortController();
+    const entry: Active = { ac, reason: null, done: Promise.resolve() };
+    entry.done = this.loop(taskId, entry)
+      .catch((err: unknown) => this.crashed(taskId, err))
+      .finally(() => {
+        this.active.delete(taskId);
+        this.onSettle();
+        if (this.active.size === 0) for (const w of this.idleWaiters.splice(0)) w();
+      });
+    this.active.set(taskId, entry);
+  }
+
+  /** Stops the live attempt of a cancelled task (its state is already aborted). */
+  cancel(taskId: number): void {
+    const a = this.active.get(taskId);
+    if (!a) return;
+    a.reason = 'cancel';
+    a.ac.abort(new Error('cancelled'));
+  }
+
+  /** Stops every live attempt for a daemon stop; their tasks go back to queued. */
+  async shutdown(): Promise<void> {
+    for (const a of this.active.values()) {
+      a.reason = 'shutdown';
+      a.ac.abort(new Error('shutdown'));
+    }
+    await Promise.allSettled([...this.active.values()].map((a) => a.done));
+  }
+
+  idle(): Promise<void> {
+    if (this.active.size === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  private now(): string {
+    return formatMs(this.deps.clock.now());
+  }
+
+  private crashed(taskId: number, err: unknown): void {
+    this.deps.logger.error({ err, task_id: taskId }, 'task runner failed');
+    const task = this.deps.tasks.get(taskId);
+    if (task && (task.state === 'running' || task.state === 'awaiting_input')) {
+      for (const row of this.deps.runs.open(taskId))
+        closeRow(this.deps.runs, row, 'failed', this.deps.clock, {
+          failure_reason: 'internal_error',
+        });
+      this.deps.states.move(taskId, task.state, 'blocked', {
+        block_reason: 'internal_error',
+        block_detail: (err as Error).message,
+      });
+    }
+  }
+
+  private block(task: TaskRow, reason: string, detail: string | null): Next {
+    this.deps.states.move(task.id, 'running', 'blocked', {
+      block_reason: reason,
+      block_detail: detail,
+    });
+    return 'stop';
+  }
+
+  private async loop(taskId: number, entry: Active): Promise<void> {
+    const { deps } = this;
+    let task = deps.tasks.get(taskId);
+    if (!task || task.state !== 'running') return;
+    const project = deps.projects.get(task.project_id);
+    if (!project) {
+      this.block(task, 'project_path_missing', 'the project no longer exists');
+      return;
+    }
+    const snapshot = snapshotOf(task);
+    if (!task.worktree_path || !existsSync(task.worktree_path)) {
+      const verdict = await prepareWorktree(task, project.path, snapshot, deps.worktreesDir, {
+        fetchBase: deps.config().fetch_base_branch,
+        isLane: task.parent_task_id !== null,
+      });
+      if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
+      if (!verdict.ok) {
+        this.block(task, verdict.reason, verdict.detail);
+        return;
+      }
+      if (task.worktree_path !== verdict.worktree || !task.started_at) {
+        deps.states.patch(taskId, 'running', {
+          worktree_path: verdict.worktree,
+          started_at: task.started_at ?? this.now(),
+        });
+      }
+    }
+    for (;;) {
+      if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
+      task = deps.tasks.get(taskId);
+      if (!task || task.state !== 'running') return;
+      if (task.pause_requested) {
+        deps.states.move(taskId, 'running', 'paused', { pause_requested: 0 });
+        return;
+      }
+      let next: Next;
+      const repair = jsonOr<RepairSpec | null>(task.repair_spec, null);
+      const followUp = jsonOr<FollowUpSpec | null>(task.followup_spec, null);
+      if (repair) next = await this.runRepair(task, project, snapshot, repair, entry);
+      else if (followUp) next = await this.runFollowUp(task, project, snapshot, followUp, entry);
+      else if (task.current_step >= snapshot.steps.length) {
+        deps.states.move(taskId, 'running', 'done', { finished_at: this.now() });
+        return;
+      } else {
+        next = await this.runStep(
+          task,
+          project,
+          snapshot,
+          snapshot.steps[task.current_step] as StepDef,
+          task.current_step,
+          entry,
+        );
+      }
+      if (next === 'stop') {
+        if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
+        return;
+      }
+    }
+  }
+
+  /** After an abort: a cancel already moved the task; a shutdown sends it back to the queue. */
+  private aborted(taskId: number, entry: Active): void {
+    const task = this.deps.tasks.get(taskId);
+    if (!task) return;
+    for (const row of this.deps.runs.open(taskId)) {
+      if (row.step_type === 'manual' && task.state === 'awaiting_gate') continue;
+      closeRow(this.deps.runs, row, 'interrupted', this.deps.clock, {
+        failure_reason: entry.reason === 'cancel' ? 'canceled' : 'interrupted',
+      });
+    }
+    if (entry.reason === 'shutdown') {
+      this.deps.store.tx(() => {
+        for (const row of this.deps.runs.atIndex(taskId, task.current_step)) {
+          if (row.state === 'interrupted' && row.failure_reason === 'canceled')
+            this.deps.runs.update(row.id, { failure_reason: 'interrupted' });
+        }
+      });
+      if (task.state === 'running' || task.state === 'awaiting_input')
+        this.deps.states.move(taskId, task.state, 'queued', {});
+    }
+  }
+
+  private context(
+    task: TaskRow,
+    project: Project,
+    snapshot: WorkflowSnapshot,
+    step: StepDef,
+    index: number,
+    rows: StepRunRow[],
+  ) {
+    const attempt = this.deps.runs.lastAttempt(task.id, index, step.id, 0) + 1;
+    const last = rows
+      .filter(
+        (r) =>
+          r.step_index === index &&
+          r.step_id === step.id &&
+          r.state === 'failed' &&
+          r.id > task.retry_floor,
+      )
+      .at(-1);
+    return buildContext(
+      task,
+      project,
+      snapshot,
+      step,
+      { index, attempt, iteration: 0, item: null },
+      rows,
+      {
+        lastFailure: last
+          ? { Reason: last.failure_reason ?? '', Output: last.result_summary }
+          : undefined,
+      },
+    );
+  }
+
+  private writeDecisionRow(
+    task: TaskRow,
+    step: StepDef,
+    index: number,
+    state: 'skipped' | 'failed',
+    fields: Partial<StepRunRow>,
+  ): void {
+    const { deps } = this;
+    const now = this.now();
+    deps.store.tx(() => {
+      deps.runs.insert({
+        task_id: task.id,
+        step_index: index,
+        step_id: step.id,
+        step_name: stepName(step),
+        step_type: step.type,
+        group_id: null,
+        attempt: deps.runs.lastAttempt(task.id, index, step.id, 0) + 1,
+        iteration: 0,
+        loop_item: null,
+        state,
+        agent: null,
+        model: null,
+        effort: null,
+        pid: null,
+        proc_started_at: null,
+        exit_code: null,
+        check_exit_code: null,
+        failure_reason: null,
+        skip_reason: null,
+        result_summary: '',
+        transcript_path: null,
+        input_tokens: null,
+        output_tokens: null,
+        cost_usd: null,
+        input_wait_ms: 0,
+        prompt_override: null,
+        run_override: null,
+        counts_retry: 0,
+        session_id: null,
+        started_at: now,
+        finished_at: now,
+        ...fields,
+      });
+    });
+  }
+
+  private advance(task: TaskRow, index: number): void {
+    this.deps.states.patch(task.id, 'running', { current_step: index + 1 });
+  }
+
+  /** Runs a top-level step at `index` until it succeeds, stops the task, or needs another attempt. */
+  private async runStep(
+    task: TaskRow,
+    project: Project,
+    snapshot: WorkflowSnapshot,
+    step: StepDef,
+    index: number,
+    entry: Active,
+  ): Promise<Next> {
+    const { deps } = this;
+    const stepType = deps.registry.stepType(step.type);
+    if (!stepType)
+      return this.block(task, 'invalid_snapshot', `no step type ${step.type} is registered`);
+    const rows = deps.runs.ofTask(task.id);
+    const context = this.context(task, project, snapshot, step, index, rows);
+    if (typeof step.if === 'string') {
+      const guard = evaluateGuard(step.if, context);
+      if (!guard.ok) {
+        this.writeDecisionRow(task, step, index, 'failed', {
+          failure_reason: 'condition_error',
+          result_summary: guard.error,
+        });
+        return this.block(task, 'condition_error', guard.error);
+      }
+      if (!guard.value) {
+        this.writeDecisionRow(task, step, index, 'skipped', {
+          skip_reason: 'condition',
+          result_summary: step.if,
+        });
+        this.advance(task, index);
+        return 'next';
+      }
+    }
+    const override = jsonOr<PendingOverride | null>(task.pending_override, null);
+    if (override) deps.states.patch(task.id, 'running', { pending_override: null });
+    const result = await runAttempt(deps, {
+      task,
+      project,
+      snapshot,
+      step,
+      stepType,
+      index,
+      iteration: 0,
+      item: null,
+      groupId: null,
+      topName: stepName(step),
+      context,
+      signal: entry.ac.signal,
+      counts_retry: true,
+      override: override ?? undefined,
+    });
+    return this.applyOutcome(task, snapshot, step, index, result, entry);
+  }
+
+  private maxRetries(step: StepDef, snapshot: WorkflowSnapshot): number {
+    if (typeof step.max_retries === 'number') return step.max_retries;
+    const d = snapshot.defaults?.max_retries;
+    return typeof d === 'number' ? d : 1;
+  }
+
+  private backoffMs(step: StepDef, snapshot: WorkflowSnapshot): number {
+    const v =
+      typeof step.retry_backoff === 'string'
+        ? step.retry_backoff
+        : snapshot.defaults?.retry_backoff;
+    return typeof v === 'string' ? parseDuration(v) : 0;
+  }
+
+  /** max_task_cost_usd / max_tree_cost_usd after an attempt that reported a cost (SPEC §2.10). */
+  costBlock(task: TaskRow): string | null {
+    const config = this.deps.config();
+    const own = this.deps.runs.totals(task.id).cost_usd ?? 0;
+    const caps = [task.max_task_cost_usd ?? 0, config.max_task_cost_usd].filter((c) => c > 0);
+    const cap = caps.length > 0 ? Math.min(...caps) : 0;
+    if (cap > 0 && own >= cap) return 'cost_limit';
+    if (config.max_tree_cost_usd > 0) {
+      const tree = this.deps.treeCost(task.root_task_id ?? task.id) ?? 0;
+      if (tree >= config.max_tree_cost_usd) return 'tree_cost_limit';
+    }
+    return null;
+  }
+
+  private applyOutcome(
+    task: TaskRow,
+    snapshot: WorkflowSnapshot,
+    step: StepDef,
+    index: number,
+    result: AttemptResult,
+    entry: Active,
+  ): Next {
+    const { deps } = this;
+    const { outcome } = result;
+    const reportedCost = result.row.cost_usd !== null;
+    const costReason = reportedCost ? this.costBlock(task) : null;
+    switch (outcome.kind) {
+      case 'cancelled':
+        return 'stop';
+      case 'awaiting_gate':
+        deps.states.move(task.id, 'running', 'awaiting_gate', {});
+        return 'stop';
+      case 'succeeded':
+        this.advance(task, index);
+        if (costReason)
+          return this.block(task, costReason, `spend passed the cap after step ${step.id}`);
+        return 'next';
+      case 'usage_limit':
+        return this.usageLimit(task, outcome.resets_at);
+      case 'failed': {
+        if (costReason)
+          return this.block(task, costReason, `spend passed the cap after step ${step.id}`);
+        if (outcome.noRetry)
+          return this.block(task, blockReasonFor(outcome.reason), outcome.message ?? null);
+        const failures = deps.runs.failuresSince(task.id, index, step.id, 0, task.retry_floor);
+        if (failures <= this.maxRetries(step, snapshot)) {
+          const backoff = this.backoffMs(step, snapshot);
+          if (backoff > 0) {
+            deps.states.move(task.id, 'running', 'queued', {
+              queued_reason: 'retry_backoff',
+              admit_not_before: formatMs(deps.clock.now() + backoff),
+            });
+            return 'stop';
+          }
+          if (entry.ac.signal.aborted) return 'stop';
+          return 'next';
+        }
+        if (step.allow_failure === true && SWALLOWABLE.has(outcome.reason)) {
+          this.advance(task, index);
+          return 'next';
+        }
+        return this.block(
+          task,
+          blockReasonFor(outcome.reason),
+          `${outcome.reason} at step ${step.id}${outcome.message ? `: ${outcome.message}` : ''}`,
+        );
+      }
+    }
+  }
+
+  private usageLimit(task: TaskRow, resetsAt: number | null): Next {
+    const config = this.deps.config();
+    const mode = config.usage_limit_auto_continue;
+    if (mode === 'never' || (mode === 'reported_only' && resetsAt === null)) {
+      return this.block(
+        task,
+        'usage_limit',
+        resetsAt
+          ? `the agent's usage limit resets at ${formatMs(resetsAt)}`
+          : 'the agent reported a spent usage limit',
+      );
+    }
+    const at =
+      resetsAt ?? this.deps.clock.now() + parseDuration(config.usage_limit_recheck_interval);
+    this.deps.states.move(task.id, 'running', 'queued', {
+      queued_reason: 'usage_limit',
+      admit_not_before: formatMs(at),
+    });
+    return 'stop';
+  }
+
+  /** A follow-up round (SPEC §3.2): runs at index step_total + round - 1 and returns to its origin state whatever its exit. */
+  private async runFollowUp(
+    task: TaskRow,
+    project: Project,
+    snapshot: WorkflowSnapshot,
+    spec: FollowUpSpec,
+    entry: Active,
+  ): Promise<Next> {
+    const { deps } = this;
+    const index = task.step_total + spec.round - 1;
+    const rows = deps.runs.atIndex(task.id, index);
+    const done = (id: string) =>
+      rows.some((r) => r.step_id === id && ['succeeded', 'skipped', 'approved'].includes(r.state));
+    const step = spec.steps.find((s) => !done(s.id));
+    if (!step) return this.returnToOrigin(task);
+    const stepType = deps.registry.stepType(step.type);
+    if (!stepType)
+      return this.block(task, 'invalid_snapshot', `no step type ${step.type} is registered`);
+    const all = deps.runs.ofTask(task.id);
+    const context = this.context(task, project, snapshot, step, index, all);
+    const override = jsonOr<PendingOverride | null>(task.pending_override, null);
+    if (override) deps.states.patch(task.id, 'running', { pending_override: null });
+    const result = await runAttempt(deps, {
+      task,
+      project,
+      snapshot,
+      step,
+      stepType,
+      index,
+      iteration: 0,
+      item: null,
+      groupId: spec.steps.length > 1 ? 'follow_up' : null,
+      topName: spec.steps.length > 1 ? `follow-up ${spec.round}` : stepName(step),
+      context,
+      signal: entry.ac.signal,
+      counts_retry: true,
+      override: override ?? undefined,
+    });
+    const { outcome } = result;
+    const costReason = result.row.cost_usd !== null ? this.costBlock(task) : null;
+    if (costReason)
+      return this.block(task, costReason, `spend passed the cap in follow-up ${spec.round}`);
+    switch (outcome.kind) {
+      case 'cancelled':
+        return 'stop';
+      case 'awaiting_gate':
+        deps.states.move(task.id, 'running', 'awaiting_gate', {});
+        return 'stop';
+      case 'usage_limit':
+        return this.usageLimit(task, outcome.resets_at);
+      case 'succeeded':
+        return 'next';
+      case 'failed': {
+        if (FOLLOWUP_BLOCKS.has(outcome.reason))
+          return this.block(task, outcome.reason, outcome.message ?? null);
+        const failures = deps.runs.failuresSince(task.id, index, step.id, 0, task.retry_floor);
+        if (failures <= this.maxRetries(step, snapshot)) return 'next';
+        return this.returnToOrigin(task);
+      }
+    }
+  }
+
+  private returnToOrigin(task: TaskRow): Next {
+    const origin = task.followup_origin ?? 'done';
+    const spec = jsonOr<(FollowUpSpec & { origin_step?: number }) | null>(task.followup_spec, null);
+    this.deps.states.move(task.id, task.state, origin, {
+      followup_spec: null,
+      followup_origin: null,
+      current_step: spec?.origin_step ?? task.step_total,
+      finished_at: this.now(),
+    });
+    return 'stop';
+  }
+
+  /** A repair run (SPEC §4.4): an agent attempt at the blocked index that never changes the verdict. */
+  private async runRepair(
+    task: TaskRow,
+    project: Project,
+    snapshot: WorkflowSnapshot,
+    spec: RepairSpec,
+    entry: Active,
+  ): Promise<Next> {
+    const { deps } = this;
+    const stepType = deps.registry.stepType('agent');
+    const step: StepDef = { id: '__repair', name: '__repair', type: 'agent', prompt: spec.prompt };
+    if (spec.agent) step.agent = spec.agent;
+    if (spec.model) step.model = spec.model;
+    if (spec.effort) step.effort = spec.effort;
+    if (stepType) {
+      const all = deps.runs.ofTask(task.id);
+      const context = buildContext(
+        task,
+        project,
+        snapshot,
+        step,
+        { index: spec.step_index, attempt: 1, iteration: 0, item: null },
+        all,
+      );
+      await runAttempt(deps, {
+        task,
+        project,
+        snapshot,
+        step,
+        stepType,
+        index: spec.step_index,
+        iteration: 0,
+        item: null,
+        groupId: null,
+        topName: '__repair',
+        context: { ...context, Steps: {} },
+        signal: entry.ac.signal,
+        counts_retry: false,
+      });
+    }
+    if (entry.ac.signal.aborted) return 'stop';
+    const now = deps.tasks.get(task.id);
+    if (!now || now.state !== 'running') return 'stop';
+    deps.states.move(task.id, 'running', 'blocked', {
+      block_reason: spec.block_reason,
+      block_detail: spec.block_detail,
+      repair_spec: null,
+    });
+    return 'stop';
+  }
+}

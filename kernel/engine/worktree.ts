@@ -1,0 +1,101 @@
+/**
+ * Admission checks that need git, run when a task is admitted for the first time (SPEC §3.2
+ * "queued | admission check"): the project path, the platform, the branch (`branch_exists`), the
+ * base (`base_branch_missing`), then the worktree itself under {data_dir}/worktrees/{task_id}.
+ * A task re-admitted after a crash reuses the worktree it already has.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  addWorktree,
+  branchExists,
+  freshStartPoint,
+  GitError,
+  gitRaw,
+  pruneWorktrees,
+} from '../git/index.js';
+import type { TaskRow } from '../store/index.js';
+import type { WorkflowSnapshot } from './model.js';
+
+export type AdmissionVerdict =
+  | { ok: true; worktree: string }
+  | { ok: false; reason: string; detail: string };
+
+export function platformAdmits(
+  platforms: string[] | undefined,
+  platform: NodeJS.Platform = process.platform,
+): boolean {
+  if (!platforms || platforms.length === 0) return true;
+  const host = platform === 'win32' ? 'windows' : platform;
+  return platforms.some((p) => p === host || (p === 'posix' && host !== 'windows'));
+}
+
+async function isOurWorktree(path: string, branch: string): Promise<boolean> {
+  if (!existsSync(path)) return false;
+  const r = await gitRaw(path, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  return r.code === 0 && r.stdout.trim() === branch;
+}
+
+export async function prepareWorktree(
+  task: TaskRow,
+  projectPath: string,
+  snapshot: WorkflowSnapshot,
+  worktreesDir: string,
+  opts: { fetchBase: boolean; isLane: boolean },
+): Promise<AdmissionVerdict> {
+  if (!platformAdmits(snapshot.platforms)) {
+    return {
+      ok: false,
+      reason: 'platform_unsupported',
+      detail: `workflow ${snapshot.name} does not run on ${process.platform}`,
+    };
+  }
+  if (!existsSync(projectPath))
+    return { ok: false, reason: 'project_path_missing', detail: `${projectPath} does not exist` };
+  const branch = task.branch_name;
+  if (!branch) return { ok: false, reason: 'git_error', detail: 'the task has no branch name' };
+  const path = task.worktree_path ?? join(worktreesDir, String(task.id));
+  if (task.worktree_path) {
+    if (await isOurWorktree(task.worktree_path, branch))
+      return { ok: true, worktree: task.worktree_path };
+    return {
+      ok: false,
+      reason: 'worktree_missing',
+      detail: `worktree ${task.worktree_path} is gone or not on ${branch}`,
+    };
+  }
+  try {
+    if (await isOurWorktree(path, branch)) return { ok: true, worktree: path };
+    if (await branchExists(projectPath, branch)) {
+      return {
+        ok: false,
+        reason: 'branch_exists',
+        detail: `branch ${branch} already exists in ${projectPath}`,
+      };
+    }
+    if (!(await branchExists(projectPath, task.base_branch))) {
+      return {
+        ok: false,
+        reason: 'base_branch_missing',
+        detail: `base branch ${task.base_branch} does not exist`,
+      };
+    }
+    await pruneWorktrees(projectPath);
+    if (existsSync(path) && readdirSync(path).length > 0) {
+      return {
+        ok: false,
+        reason: 'worktree_path_occupied',
+        detail: `${path} exists and is not empty`,
+      };
+    }
+    const start =
+      opts.fetchBase && !opts.isLane
+        ? await freshStartPoint(projectPath, task.base_branch)
+        : task.base_branch;
+    await addWorktree(projectPath, path, branch, start);
+    return { ok: true, worktree: path };
+  } catch (err) {
+    const detail = err instanceof GitError ? err.message : (err as Error).message;
+    return { ok: false, reason: 'git_error', detail };
+  }
+}

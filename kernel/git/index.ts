@@ -1,0 +1,30 @@
+/**
+ * git: repositories, worktrees and branches, driven through the git CLI with argv only.
+ * Uses: nothing but git. Used by: projects, engine, chats, ops. Decision 012 (base refresh).
+ */
+export {
+  branchExists,
+  checkRepository,
+  commitsPastBase,
+  detectDefaultBranch,
+  headCommit,
+  isValidBranchName,
+  type RepoCheck,
+} from './repo.js';
+export { GitError, type GitResult, git, gitRaw } from './run.js';
+export {
+  addWorktree,
+  addWorktreeForBranch,
+  type BranchDeleteResult,
+  conflictedPaths,
+  deleteBranchIfEmpty,
+  deleteRemoteBranch,
+  freshStartPoint,
+  isDirty,
+  operationInProgress,
+  pruneWorktrees,
+  type RemoteDeleteResult,
+  removeWorktree,
+  type Upstream,
+  upstreamOf,
+} from './worktree.js';

@@ -1,0 +1,90 @@
+/** Questions about a repository: is it one, its default branch, its branches and refs. */
+import { realpathSync, statSync } from 'node:fs';
+import { git, gitRaw } from './run.js';
+
+export interface RepoCheck {
+  ok: boolean;
+  /** Why the path is not a usable repository, in words for a 400. */
+  reason?: string;
+  toplevel?: string;
+}
+
+/** A registrable repository: a directory, the top level of a non-bare work tree, not a linked worktree. */
+export async function checkRepository(path: string): Promise<RepoCheck> {
+  try {
+    if (!statSync(path).isDirectory()) return { ok: false, reason: `${path} is not a directory` };
+  } catch {
+    return { ok: false, reason: `${path} does not exist` };
+  }
+  const r = await gitRaw(path, [
+    'rev-parse',
+    '--path-format=absolute',
+    '--is-bare-repository',
+    '--show-toplevel',
+    '--git-dir',
+    '--git-common-dir',
+  ]);
+  if (r.code !== 0) return { ok: false, reason: `${path} is not a git repository` };
+  const [bare, toplevel, gitDir, commonDir] = r.stdout.trim().split('\n');
+  if (bare === 'true')
+    return { ok: false, reason: `${path} is a bare repository; svc needs a work tree` };
+  const real = realpathSync(path);
+  if (!toplevel || realpathSync(toplevel) !== real) {
+    return {
+      ok: false,
+      reason: `${path} is inside a repository; register its top level ${toplevel}`,
+    };
+  }
+  if (gitDir && commonDir && realpathSync(gitDir) !== realpathSync(commonDir)) {
+    return { ok: false, reason: `${path} is a linked worktree; register the main repository` };
+  }
+  return { ok: true, toplevel: real };
+}
+
+export async function branchExists(repo: string, branch: string): Promise<boolean> {
+  const r = await gitRaw(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`]);
+  return r.code === 0;
+}
+
+export async function isValidBranchName(repo: string, branch: string): Promise<boolean> {
+  if (!branch || branch.startsWith('-')) return false;
+  const r = await gitRaw(repo, ['check-ref-format', '--branch', branch]);
+  return r.code === 0;
+}
+
+/** origin/HEAD's target, else main, else master, else the current branch — each only if it exists locally. */
+export async function detectDefaultBranch(repo: string): Promise<string | null> {
+  const originHead = await gitRaw(repo, [
+    'symbolic-ref',
+    '--quiet',
+    '--short',
+    'refs/remotes/origin/HEAD',
+  ]);
+  if (originHead.code === 0) {
+    const name = originHead.stdout.trim().replace(/^origin\//, '');
+    if (name && (await branchExists(repo, name))) return name;
+  }
+  for (const name of ['main', 'master']) if (await branchExists(repo, name)) return name;
+  const head = await gitRaw(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  if (head.code === 0 && head.stdout.trim() && (await branchExists(repo, head.stdout.trim())))
+    return head.stdout.trim();
+  return null;
+}
+
+/** Commits on `branch` that `base` does not have; null when git cannot judge. */
+export async function commitsPastBase(
+  repo: string,
+  base: string,
+  branch: string,
+): Promise<number | null> {
+  const r = await gitRaw(repo, ['rev-list', '--count', `${base}..${branch}`]);
+  if (r.code !== 0) return null;
+  return Number(r.stdout.trim());
+}
+
+export async function headCommit(repo: string, ref = 'HEAD'): Promise<string | null> {
+  const r = await gitRaw(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+export { git };

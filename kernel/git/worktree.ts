@@ -1,0 +1,171 @@
+/**
+ * Worktrees and branches for tasks and chats (SPEC §2.10 `fetch_base_branch`,
+ * `delete_empty_branch_on_archive`, `delete_remote_branch_on_archive`). Branches are deleted
+ * only with `git branch -d` (never forced) and remotes are never guessed.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { branchExists, commitsPastBase, headCommit } from './repo.js';
+import { GitError, git, gitRaw } from './run.js';
+
+export async function pruneWorktrees(repo: string): Promise<void> {
+  await gitRaw(repo, ['worktree', 'prune']);
+}
+
+/** Creates `path` on a new `branch` cut from `startPoint`. */
+export async function addWorktree(
+  repo: string,
+  path: string,
+  branch: string,
+  startPoint: string,
+): Promise<void> {
+  await git(repo, ['worktree', 'add', '--quiet', '-b', branch, path, startPoint]);
+}
+
+/** Creates `path` checking out an existing `branch`. */
+export async function addWorktreeForBranch(
+  repo: string,
+  path: string,
+  branch: string,
+): Promise<void> {
+  await git(repo, ['worktree', 'add', '--quiet', path, branch]);
+}
+
+export async function removeWorktree(repo: string, path: string, force: boolean): Promise<void> {
+  if (existsSync(repo)) {
+    const r = await gitRaw(repo, [
+      'worktree',
+      'remove',
+      ...(force ? ['--force', '--force'] : []),
+      path,
+    ]);
+    if (r.code !== 0 && existsSync(path))
+      throw new GitError(['worktree', 'remove', path], r.code, r.stderr);
+    await pruneWorktrees(repo);
+  }
+}
+
+/** True when the worktree has uncommitted changes, untracked files included; null when git cannot tell. */
+export async function isDirty(worktree: string): Promise<boolean | null> {
+  if (!existsSync(worktree)) return null;
+  const r = await gitRaw(worktree, ['status', '--porcelain', '--untracked-files=normal']);
+  if (r.code !== 0) return null;
+  return r.stdout.trim().length > 0;
+}
+
+export interface Upstream {
+  remote: string;
+  /** The ref on the remote, e.g. `refs/heads/main`. */
+  ref: string;
+}
+
+/** The branch's configured upstream; null when none is configured (the remote is never guessed). */
+export async function upstreamOf(repo: string, branch: string): Promise<Upstream | null> {
+  const remote = await gitRaw(repo, ['config', '--get', `branch.${branch}.remote`]);
+  const merge = await gitRaw(repo, ['config', '--get', `branch.${branch}.merge`]);
+  if (remote.code !== 0 || merge.code !== 0) return null;
+  const r = remote.stdout.trim();
+  const m = merge.stdout.trim();
+  if (!r || !m || r === '.') return null;
+  return { remote: r, ref: m };
+}
+
+/**
+ * Refreshes `base` from its upstream and returns the start point for a new branch (decision 012):
+ * the upstream's tip when the local base is behind it (fast-forwardable), else the local base.
+ * Any failure — no upstream, no remote, an unreachable host — falls back to the local base silently.
+ */
+export async function freshStartPoint(
+  repo: string,
+  base: string,
+  timeoutMs = 30_000,
+): Promise<string> {
+  const up = await upstreamOf(repo, base);
+  if (!up) return base;
+  const tracking = `refs/svc-fetch/${base}`;
+  const r = await gitRaw(
+    repo,
+    ['fetch', '--quiet', '--no-tags', up.remote, `+${up.ref}:${tracking}`],
+    {
+      timeoutMs,
+      env: { GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=10' },
+    },
+  );
+  if (r.code !== 0) return base;
+  const fetched = await headCommit(repo, tracking);
+  const local = await headCommit(repo, base);
+  if (!fetched || !local) return base;
+  if (fetched === local) return base;
+  const ancestor = await gitRaw(repo, ['merge-base', '--is-ancestor', local, fetched]);
+  return ancestor.code === 0 ? fetched : base;
+}
+
+export type BranchDeleteResult =
+  | { result: 'deleted' }
+  | { result: 'has_commits' }
+  | { result: 'unknown'; error: string }
+  | { result: 'error'; error: string };
+
+/** Deletes `branch` when it has no commits past `base`, with `git branch -d` only. */
+export async function deleteBranchIfEmpty(
+  repo: string,
+  base: string,
+  branch: string,
+): Promise<BranchDeleteResult> {
+  if (!(await branchExists(repo, branch)))
+    return { result: 'unknown', error: `branch ${branch} does not exist` };
+  const past = await commitsPastBase(repo, base, branch);
+  if (past === null)
+    return { result: 'unknown', error: `git cannot compare ${branch} with ${base}` };
+  if (past > 0) return { result: 'has_commits' };
+  const r = await gitRaw(repo, ['branch', '-d', branch]);
+  if (r.code !== 0) return { result: 'error', error: r.stderr.trim() || 'git branch -d failed' };
+  return { result: 'deleted' };
+}
+
+export type RemoteDeleteResult = {
+  remote: string;
+  ref: string;
+  result: 'deleted' | 'no_upstream' | 'error';
+  error?: string;
+};
+
+/** Deletes the upstream leg of a branch whose upstream was read before the local delete. */
+export async function deleteRemoteBranch(
+  repo: string,
+  up: Upstream | null,
+  timeoutMs = 60_000,
+): Promise<RemoteDeleteResult> {
+  if (!up) return { remote: '', ref: '', result: 'no_upstream' };
+  const r = await gitRaw(repo, ['push', '--quiet', up.remote, `:${up.ref}`], {
+    timeoutMs,
+    env: { GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=10' },
+  });
+  if (r.code !== 0)
+    return { ...up, result: 'error', error: r.stderr.trim() || `git push exited ${r.code}` };
+  return { ...up, result: 'deleted' };
+}
+
+/** The git operation a worktree is in the middle of, if any (merge, rebase, cherry-pick, revert, bisect). */
+export async function operationInProgress(worktree: string): Promise<string | null> {
+  const r = await gitRaw(worktree, ['rev-parse', '--path-format=absolute', '--git-dir']);
+  if (r.code !== 0) return null;
+  const dir = r.stdout.trim();
+  const has = (name: string) => existsSync(join(dir, name));
+  if (has('MERGE_HEAD')) return 'merge';
+  if (has('rebase-merge') || has('rebase-apply')) return 'rebase';
+  if (has('CHERRY_PICK_HEAD')) return 'cherry-pick';
+  if (has('REVERT_HEAD')) return 'revert';
+  if (has('BISECT_LOG')) return 'bisect';
+  return null;
+}
+
+/** Paths git reports as conflicted in a worktree. */
+export async function conflictedPaths(worktree: string): Promise<string[]> {
+  const r = await gitRaw(worktree, ['diff', '--name-only', '--diff-filter=U']);
+  return r.code === 0 ? r.stdout.split('\n').filter(Boolean) : [];
+}
+
+export function listDir(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir) : [];
+}

@@ -1,0 +1,145 @@
+/**
+ * Task routes (SPEC §4.4): create (with Idempotency-Key), list, detail, priority, step runs,
+ * transcripts, the per-task event stream and every human action. Large bodies (4 MiB) where §8
+ * says so; everything else 64 KiB.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../container.js';
+import {
+  AnswerSchema,
+  ArchiveSchema,
+  CreateTaskSchema,
+  FollowUpSchema,
+  PatchTaskSchema,
+  RepairSchema,
+  RetrySchema,
+  TaskListQuerySchema,
+} from '../../engine/index.js';
+import { SvcError } from '../../errors.js';
+import { LARGE_BODY_LIMIT } from '../body.js';
+import { parseLastEventId, streamEvents } from '../sse.js';
+import { readTranscript, TranscriptQuerySchema } from '../transcript.js';
+import { parseId, parseWith } from '../validate.js';
+
+type IdParams = { Params: { id: string } };
+
+export function taskRoutes(app: FastifyInstance, s: Services): void {
+  const large = { bodyLimit: LARGE_BODY_LIMIT };
+
+  app.get('/v1/tasks', async (req, reply) => {
+    const q = parseWith(TaskListQuerySchema, req.query ?? {}, 'query');
+    const { rows, next_cursor } = s.engine.list(q);
+    if (next_cursor !== null) void reply.header('x-next-cursor', String(next_cursor));
+    return rows;
+  });
+
+  app.post('/v1/tasks', large, async (req, reply) => {
+    const body = parseWith(CreateTaskSchema, req.body);
+    const header = req.headers['idempotency-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    const r = await s.engine.create(body, { idempotencyKey: key });
+    return reply.code(201).send({ ...s.engine.view(r.task), warnings: r.warnings });
+  });
+
+  app.get<IdParams>('/v1/tasks/:id', async (req) =>
+    s.engine.detail(parseId(req.params.id, 'task')),
+  );
+
+  app.patch<IdParams>('/v1/tasks/:id', async (req) => {
+    const id = parseId(req.params.id, 'task');
+    s.engine.get(id);
+    const body = parseWith(PatchTaskSchema, req.body);
+    return s.engine.view(s.engine.actions.setPriority(id, body.priority));
+  });
+
+  app.get<IdParams>('/v1/tasks/:id/steps', async (req) =>
+    s.engine.steps(parseId(req.params.id, 'task')),
+  );
+
+  app.get<{ Params: { id: string; run: string } }>(
+    '/v1/tasks/:id/steps/:run/transcript',
+    async (req, reply) => {
+      const id = parseId(req.params.id, 'task');
+      s.engine.get(id);
+      const runId = parseId(req.params.run, 'step run');
+      const row = s.engine.runs.get(runId);
+      if (!row || row.task_id !== id)
+        throw new SvcError('not_found', `step run ${runId} not found on task ${id}`);
+      const q = parseWith(TranscriptQuerySchema, req.query ?? {}, 'query');
+      const t = readTranscript(row.transcript_path, q);
+      if (!t) throw new SvcError('not_found', `step run ${runId} has no transcript`);
+      return reply
+        .header('content-type', 'application/x-ndjson; charset=utf-8')
+        .header('x-next-offset', String(t.nextOffset))
+        .header('x-transcript-size', String(t.size))
+        .send(t.body);
+    },
+  );
+
+  app.get<IdParams>('/v1/tasks/:id/events', async (req, reply) => {
+    const id = parseId(req.params.id, 'task');
+    s.engine.get(id);
+    const last = parseLastEventId(req);
+    streamEvents(
+      req,
+      reply,
+      s.events,
+      s.streams,
+      { taskId: id, acceptLive: (c) => c.task_id === id },
+      last,
+      { heartbeatMs: s.heartbeatMs },
+    );
+  });
+
+  const act = (name: string, fn: (id: number) => ReturnType<typeof s.engine.get>) =>
+    app.post<IdParams>(`/v1/tasks/:id/${name}`, async (req) =>
+      s.engine.view(fn(parseId(req.params.id, 'task'))),
+    );
+  act('cancel', (id) => s.engine.actions.cancel(id));
+  act('pause', (id) => s.engine.actions.pause(id));
+  act('resume', (id) => s.engine.actions.resume(id));
+  act('skip', (id) => s.engine.actions.skip(id));
+  act('approve', (id) => s.engine.actions.approve(id));
+  act('reject', (id) => s.engine.actions.reject(id));
+
+  app.post<IdParams>('/v1/tasks/:id/retry', large, async (req) => {
+    const id = parseId(req.params.id, 'task');
+    s.engine.get(id);
+    const r = await s.engine.actions.retry(id, parseWith(RetrySchema, req.body));
+    return {
+      ...s.engine.view(r.task),
+      ...(r.readmitted !== undefined ? { readmitted: r.readmitted } : {}),
+    };
+  });
+
+  app.post<IdParams>('/v1/tasks/:id/repair', large, async (req) => {
+    const id = parseId(req.params.id, 'task');
+    s.engine.get(id);
+    const r = s.engine.actions.repair(id, parseWith(RepairSchema, req.body));
+    return { ...s.engine.view(r.task), warnings: r.warnings };
+  });
+
+  app.post<IdParams>('/v1/tasks/:id/follow_up', async (req) => {
+    const id = parseId(req.params.id, 'task');
+    s.engine.get(id);
+    const r = s.engine.actions.followUp(id, parseWith(FollowUpSchema, req.body));
+    return { ...s.engine.view(r.task), warnings: r.warnings };
+  });
+
+  app.post<IdParams & { Querystring: { force?: string } }>('/v1/tasks/:id/archive', async (req) => {
+    const id = parseId(req.params.id, 'task');
+    s.engine.get(id);
+    const body = parseWith(ArchiveSchema, req.body);
+    const force =
+      body.force === true ||
+      (req.query.force !== undefined && req.query.force !== 'false' && req.query.force !== '0');
+    const r = await s.engine.actions.archive(id, { force, human: true });
+    return { ...s.engine.view(r.task), ...(r.branch ? { branch: r.branch } : {}) };
+  });
+
+  app.post<IdParams>('/v1/tasks/:id/answer', large, async (req) => {
+    const id = parseId(req.params.id, 'task');
+    s.engine.get(id);
+    return s.engine.view(s.engine.actions.answer(id, parseWith(AnswerSchema, req.body)));
+  });
+}

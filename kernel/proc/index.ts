@@ -1,0 +1,18 @@
+/**
+ * proc: child processes svc starts for users — the environment policy, process-group spawning
+ * with graceful-then-forced termination on the injected clock, orphan recognition after a crash,
+ * and per-attempt transcripts. Uses: clock. Used by: engine, step plugins (through StepContext),
+ * notify, chats. Decision 013 (why node:child_process and not execa here).
+ */
+export { type EnvironmentPolicy, resolveEnvironment } from './env.js';
+export {
+  KILL_GRACE_MS,
+  killOrphan,
+  LineSplitter,
+  processStartTicks,
+  type RunningProcess,
+  type SpawnResult,
+  type SpawnSpec,
+  startProcess,
+} from './spawn.js';
+export { TranscriptWriter } from './transcript.js';

@@ -1,0 +1,177 @@
+/**
+ * Child processes for steps, checks and agents. Each runs in its own process group so cancel and
+ * timeout reach the whole tree (agents start shells, MCP servers, sub-agents): SIGTERM to the
+ * group, then SIGKILL after a grace period measured on the injected clock. Arguments are always
+ * argv; nothing here builds a shell line.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import type { Clock, Timer } from '../clock/index.js';
+
+export const KILL_GRACE_MS = 10_000;
+
+export interface SpawnSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Text written to stdin then closed; `'keep-open'` leaves stdin writable (agent control protocols). */
+  stdin?: string | 'keep-open';
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  clock: Clock;
+  killGraceMs?: number;
+  onStdout?: (chunk: Buffer) => void;
+  onStderr?: (chunk: Buffer) => void;
+}
+
+export interface SpawnResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** The caller's signal aborted the process (cancel, shutdown, transcript latch). */
+  aborted: boolean;
+  /** The process could not start: ENOENT and friends. */
+  spawnError: NodeJS.ErrnoException | null;
+}
+
+export interface RunningProcess {
+  pid: number | undefined;
+  /** Linux process start time (clock ticks since boot), to recognize our own orphan after a crash. */
+  startTicks: string | null;
+  stdin: Writable | null;
+  done: Promise<SpawnResult>;
+  /** Terminates the process group: SIGTERM now, SIGKILL after the grace period. */
+  terminate(): void;
+}
+
+export function processStartTicks(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, sig);
+  } catch {
+    try {
+      child.kill(sig);
+    } catch {}
+  }
+}
+
+/** Kills a process group left by a previous daemon, if the pid still names the process we started. */
+export function killOrphan(pid: number, startTicks: string | null): boolean {
+  if (!startTicks || processStartTicks(pid) !== startTicks) return false;
+  try {
+    process.kill(-pid, 'SIGKILL');
+    return true;
+  } catch {
+    try {
+      process.kill(pid, 'SIGKILL');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+export function startProcess(spec: SpawnSpec): RunningProcess {
+  const child = spawn(spec.file, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    detached: process.platform !== 'win32',
+    stdio: ['pipe', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
+  let timedOut = false;
+  let aborted = false;
+  let spawnError: NodeJS.ErrnoException | null = null;
+  let graceTimer: Timer | null = null;
+  let timeoutTimer: Timer | null = null;
+  let exited = false;
+
+  const terminate = () => {
+    if (exited || graceTimer) return;
+    killGroup(child, 'SIGTERM');
+    graceTimer = spec.clock.setTimer(spec.killGraceMs ?? KILL_GRACE_MS, () => {
+      if (!exited) killGroup(child, 'SIGKILL');
+    });
+  };
+
+  const onAbort = () => {
+    aborted = true;
+    terminate();
+  };
+  if (spec.signal?.aborted) onAbort();
+  else spec.signal?.addEventListener('abort', onAbort, { once: true });
+  if (spec.timeoutMs && spec.timeoutMs > 0) {
+    timeoutTimer = spec.clock.setTimer(spec.timeoutMs, () => {
+      timedOut = true;
+      terminate();
+    });
+  }
+
+  child.stdout?.on('data', (c: Buffer) => spec.onStdout?.(c));
+  child.stderr?.on('data', (c: Buffer) => spec.onStderr?.(c));
+  child.stdin?.on('error', () => {});
+  if (spec.stdin !== 'keep-open') {
+    child.stdin?.end(spec.stdin ?? '');
+  }
+
+  const done = new Promise<SpawnResult>((resolve) => {
+    let resolved = false;
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
+      if (resolved) return;
+      resolved = true;
+      exited = true;
+      graceTimer?.cancel();
+      timeoutTimer?.cancel();
+      spec.signal?.removeEventListener('abort', onAbort);
+      resolve({ exitCode, signal, timedOut, aborted, spawnError });
+    };
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      spawnError = err;
+      if (child.pid === undefined) finish(null, null);
+    });
+    // 'close' waits for stdio to drain, so every byte of output is seen before the result.
+    child.on('close', (code, signal) => finish(code, signal));
+  });
+
+  return {
+    pid: child.pid,
+    startTicks: child.pid !== undefined ? processStartTicks(child.pid) : null,
+    stdin: spec.stdin === 'keep-open' ? child.stdin : null,
+    done,
+    terminate,
+  };
+}
+
+/** Splits a byte stream into complete lines, holding a partial line until more arrives. */
+export class LineSplitter {
+  private rest = '';
+  private readonly decoder = new TextDecoder();
+
+  push(chunk: Buffer, onLine: (line: string) => void): void {
+    this.rest += this.decoder.decode(chunk, { stream: true });
+    let i = this.rest.indexOf('\n');
+    while (i >= 0) {
+      onLine(this.rest.slice(0, i).replace(/\r$/, ''));
+      this.rest = this.rest.slice(i + 1);
+      i = this.rest.indexOf('\n');
+    }
+  }
+
+  flush(onLine: (line: string) => void): void {
+    this.rest += this.decoder.decode();
+    if (this.rest.length > 0) onLine(this.rest);
+    this.rest = '';
+  }
+}

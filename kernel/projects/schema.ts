@@ -1,0 +1,39 @@
+/** Request bodies of the project routes (SPEC §4.2); the record's fields are documented in docs/projects.md. */
+import { z } from 'zod';
+import { boundedString } from '../http/fields.js';
+
+const ProjectName = boundedString('name', 512).refine(
+  (s) => s.trim() !== '',
+  'name must not be blank',
+);
+
+export const CreateProjectSchema = z.strictObject({
+  path: z.string({ error: 'path is required' }).min(1, 'path is required'),
+  name: ProjectName.optional(),
+  default_branch: boundedString('default_branch', 512).optional(),
+  default_workflow: z.string().min(1).nullable().optional(),
+  max_parallel_tasks: z
+    .number()
+    .int()
+    .min(1, 'max_parallel_tasks must be at least 1')
+    .nullable()
+    .optional(),
+  branch_template: z.string().nullable().optional(),
+});
+
+export const PatchProjectSchema = z.strictObject({
+  path: z.string().min(1).optional(),
+  name: ProjectName.optional(),
+  default_branch: boundedString('default_branch', 512).optional(),
+  default_workflow: z.string().min(1).nullable().optional(),
+  max_parallel_tasks: z
+    .number()
+    .int()
+    .min(1, 'max_parallel_tasks must be at least 1')
+    .nullable()
+    .optional(),
+  branch_template: z.string().nullable().optional(),
+});
+
+export type CreateProject = z.infer<typeof CreateProjectSchema>;
+export type PatchProject = z.infer<typeof PatchProjectSchema>;

@@ -1,0 +1,124 @@
+/**
+ * scheduler: admission (SPEC §3.1, §2.10 max_parallel_tasks). The only place queued → running
+ * happens. Each pass walks queued tasks by priority then age: a persisted pause request parks the
+ * task; a clock (`admit_not_before`) in the future skips it and arms a timer; the global cap and
+ * the project cap (counting this pass's admissions) skip it; otherwise a compare-and-swap admits
+ * it and the engine's runner takes over. Only running and awaiting_input hold a slot. A pass runs
+ * on every state change, config change and clock expiry, so a freed slot is refilled at once.
+ * Uses: store, config, clock. Used by: engine. Decision 010.
+ */
+import type { Logger } from 'pino';
+import type { Clock, Timer } from '../clock/index.js';
+import type { ConfigService } from '../config/index.js';
+import type { ProjectsTable, TaskRow, TasksTable } from '../store/index.js';
+
+export interface SchedulerHooks {
+  /** CAS queued → running and start the runner; false when the task was no longer queued. */
+  admit(task: TaskRow): boolean;
+  /** queued → paused for a task whose pause was requested. */
+  park(task: TaskRow): void;
+  /** Re-queues parents whose lanes all settled (fan_out join); runs first in each pass. */
+  beforePass?(): void;
+}
+
+export class Scheduler {
+  private scheduled = false;
+  private stopped = true;
+  private timer: Timer | null = null;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private hooks: SchedulerHooks | null = null;
+  /** Admission latency samples (slot freed or task queued → admitted), for the benchmark. */
+  readonly latencies: number[] = [];
+  private pokedAt = 0;
+
+  constructor(
+    private readonly tasks: TasksTable,
+    private readonly projects: ProjectsTable,
+    private readonly config: ConfigService,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  start(hooks: SchedulerHooks): void {
+    this.hooks = hooks;
+    this.stopped = false;
+    this.config.onChange(() => this.poke());
+    this.poke();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = null;
+  }
+
+  /** Asks for a pass soon; many pokes in one tick coalesce into one pass. */
+  poke(): void {
+    if (this.stopped || this.scheduled) return;
+    this.scheduled = true;
+    this.pokedAt = performance.now();
+    queueMicrotask(() => {
+      this.scheduled = false;
+      if (!this.stopped) this.pass();
+    });
+  }
+
+  /** One admission pass (exported for tests). */
+  pass(): void {
+    const hooks = this.hooks;
+    if (!hooks || this.stopped) return;
+    try {
+      hooks.beforePass?.();
+      const config = this.config.current();
+      const holders = this.tasks.slotHolders();
+      let used = holders.length;
+      const perProject = new Map<number, number>();
+      for (const h of holders)
+        perProject.set(h.project_id, (perProject.get(h.project_id) ?? 0) + 1);
+      const now = this.clock.now();
+      let nextClock = Number.POSITIVE_INFINITY;
+      const caps = new Map<number, number | null>();
+      for (const task of this.tasks.admissionQueue()) {
+        if (task.pause_requested) {
+          hooks.park(task);
+          continue;
+        }
+        if (task.admit_not_before) {
+          const at = Date.parse(task.admit_not_before);
+          if (at > now) {
+            nextClock = Math.min(nextClock, at);
+            continue;
+          }
+        }
+        if (used >= config.max_parallel_tasks) continue;
+        if (!caps.has(task.project_id))
+          caps.set(task.project_id, this.projects.get(task.project_id)?.max_parallel_tasks ?? null);
+        const cap = caps.get(task.project_id);
+        const inProject = perProject.get(task.project_id) ?? 0;
+        if (cap !== null && cap !== undefined && inProject >= cap) continue;
+        if (hooks.admit(task)) {
+          used++;
+          perProject.set(task.project_id, inProject + 1);
+          this.latencies.push(performance.now() - this.pokedAt);
+          if (this.latencies.length > 10_000) this.latencies.splice(0, 5_000);
+        }
+      }
+      this.arm(nextClock);
+    } catch (err) {
+      this.logger.error({ err }, 'scheduler pass failed');
+    }
+  }
+
+  private arm(at: number): void {
+    if (at === this.timerAt && this.timer) return;
+    this.timer?.cancel();
+    this.timer = null;
+    this.timerAt = at;
+    if (!Number.isFinite(at)) return;
+    this.timer = this.clock.setTimer(Math.max(0, at - this.clock.now()), () => {
+      this.timer = null;
+      this.timerAt = Number.POSITIVE_INFINITY;
+      this.poke();
+    });
+  }
+}

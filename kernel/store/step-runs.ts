@@ -1,0 +1,151 @@
+/** The step_runs table: one row per attempt (SPEC §2.2). */
+import type { Db } from './database.js';
+
+export type StepRunState =
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'interrupted'
+  | 'skipped'
+  | 'approved'
+  | 'rejected'
+  | 'stopped';
+
+export interface StepRunRow {
+  id: number;
+  task_id: number;
+  step_index: number;
+  step_id: string;
+  step_name: string;
+  step_type: string;
+  group_id: string | null;
+  attempt: number;
+  iteration: number;
+  loop_item: string | null;
+  state: StepRunState;
+  agent: string | null;
+  model: string | null;
+  effort: string | null;
+  pid: number | null;
+  proc_started_at: string | null;
+  exit_code: number | null;
+  check_exit_code: number | null;
+  failure_reason: string | null;
+  skip_reason: string | null;
+  result_summary: string;
+  transcript_path: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+  input_wait_ms: number;
+  prompt_override: string | null;
+  run_override: string | null;
+  counts_retry: number;
+  session_id: string | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export type StepRunInsert = Omit<StepRunRow, 'id'>;
+export type StepRunPatch = Partial<Omit<StepRunRow, 'id' | 'task_id'>>;
+
+export class StepRunsTable {
+  constructor(private readonly db: Db) {}
+
+  insert(r: StepRunInsert): number {
+    const keys = Object.keys(r);
+    return Number(
+      this.db
+        .prepare(
+          `INSERT INTO step_runs (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`,
+        )
+        .run(r).lastInsertRowid,
+    );
+  }
+
+  update(id: number, patch: StepRunPatch): void {
+    const keys = Object.keys(patch);
+    if (keys.length === 0) return;
+    this.db
+      .prepare(
+        `UPDATE step_runs SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @__id`,
+      )
+      .run({ ...patch, __id: id });
+  }
+
+  get(id: number): StepRunRow | undefined {
+    return this.db.prepare('SELECT * FROM step_runs WHERE id = ?').get(id) as
+      | StepRunRow
+      | undefined;
+  }
+
+  ofTask(taskId: number): StepRunRow[] {
+    return this.db
+      .prepare(
+        'SELECT * FROM step_runs WHERE task_id = ? ORDER BY step_index, iteration, attempt, id',
+      )
+      .all(taskId) as StepRunRow[];
+  }
+
+  atIndex(taskId: number, index: number): StepRunRow[] {
+    return this.db
+      .prepare('SELECT * FROM step_runs WHERE task_id = ? AND step_index = ? ORDER BY id')
+      .all(taskId, index) as StepRunRow[];
+  }
+
+  open(taskId: number): StepRunRow[] {
+    return this.db
+      .prepare("SELECT * FROM step_runs WHERE task_id = ? AND state = 'running' ORDER BY id")
+      .all(taskId) as StepRunRow[];
+  }
+
+  allOpen(): StepRunRow[] {
+    return this.db
+      .prepare("SELECT * FROM step_runs WHERE state = 'running' ORDER BY id")
+      .all() as StepRunRow[];
+  }
+
+  maxId(taskId: number): number {
+    return (
+      this.db
+        .prepare('SELECT COALESCE(MAX(id), 0) AS m FROM step_runs WHERE task_id = ?')
+        .get(taskId) as { m: number }
+    ).m;
+  }
+
+  lastAttempt(taskId: number, index: number, stepId: string, iteration: number): number {
+    return (
+      this.db
+        .prepare(
+          'SELECT COALESCE(MAX(attempt), 0) AS a FROM step_runs WHERE task_id = ? AND step_index = ? AND step_id = ? AND iteration = ?',
+        )
+        .get(taskId, index, stepId, iteration) as { a: number }
+    ).a;
+  }
+
+  /** Failed attempts that count against the retry budget since the retry floor. */
+  failuresSince(
+    taskId: number,
+    index: number,
+    stepId: string,
+    iteration: number,
+    floor: number,
+  ): number {
+    return (
+      this.db
+        .prepare(
+          "SELECT COUNT(*) AS n FROM step_runs WHERE task_id = ? AND step_index = ? AND step_id = ? AND iteration = ? AND id > ? AND state = 'failed' AND counts_retry = 1",
+        )
+        .get(taskId, index, stepId, iteration, floor) as { n: number }
+    ).n;
+  }
+
+  /** Cost and tokens of every attempt of a task (null cost when none reported). */
+  totals(taskId: number): { cost_usd: number | null; input_tokens: number; output_tokens: number } {
+    return this.db
+      .prepare(
+        'SELECT SUM(cost_usd) AS cost_usd, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens FROM step_runs WHERE task_id = ?',
+      )
+      .get(taskId) as { cost_usd: number | null; input_tokens: number; output_tokens: number };
+  }
+}

@@ -1,0 +1,158 @@
+/** The tasks table: rows as stored, JSON columns as text. Views and rules live in the engine. */
+import type { TaskState } from '../task-states.js';
+import type { Db } from './database.js';
+
+export interface TaskRow {
+  id: number;
+  project_id: number;
+  parent_task_id: number | null;
+  root_task_id: number | null;
+  depth: number;
+  lane_id: string | null;
+  lane_order: number | null;
+  title: string;
+  description: string;
+  prompt: string | null;
+  state: TaskState;
+  workflow: string;
+  workflow_origin: string | null;
+  workflow_snapshot: string;
+  fields: string;
+  fields_defaulted: string;
+  branch_name: string | null;
+  base_branch: string;
+  worktree_path: string | null;
+  priority: number;
+  agent_override: string | null;
+  model_override: string | null;
+  effort_override: string | null;
+  restricted: number;
+  max_task_cost_usd: number | null;
+  current_step: number;
+  step_total: number;
+  block_reason: string | null;
+  block_detail: string | null;
+  queued_reason: string | null;
+  admit_not_before: string | null;
+  pause_requested: number;
+  pending_input: string | null;
+  followup_origin: TaskState | null;
+  followup_round: number;
+  followup_spec: string | null;
+  repair_spec: string | null;
+  pending_override: string | null;
+  retry_floor: number;
+  source_chat_id: number | null;
+  forge_issue: string | null;
+  forge_pull: string | null;
+  created_via: string | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  archived_at: string | null;
+}
+
+export type TaskInsert = Omit<TaskRow, 'id'>;
+export type TaskPatch = Partial<Omit<TaskRow, 'id'>>;
+
+export class TasksTable {
+  private readonly getStmt;
+
+  constructor(private readonly db: Db) {
+    this.getStmt = db.prepare('SELECT * FROM tasks WHERE id = ?');
+  }
+
+  insert(t: TaskInsert): number {
+    const keys = Object.keys(t);
+    const info = this.db
+      .prepare(
+        `INSERT INTO tasks (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`,
+      )
+      .run(t);
+    return Number(info.lastInsertRowid);
+  }
+
+  get(id: number): TaskRow | undefined {
+    return this.getStmt.get(id) as TaskRow | undefined;
+  }
+
+  /** Compare-and-swap: applies `patch` only while the task is in `from`; true when it did. */
+  cas(id: number, from: TaskState, patch: TaskPatch): boolean {
+    const keys = Object.keys(patch);
+    const info = this.db
+      .prepare(
+        `UPDATE tasks SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @__id AND state = @__from`,
+      )
+      .run({ ...patch, __id: id, __from: from });
+    return info.changes === 1;
+  }
+
+  update(id: number, patch: TaskPatch): void {
+    const keys = Object.keys(patch);
+    if (keys.length === 0) return;
+    this.db
+      .prepare(`UPDATE tasks SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @__id`)
+      .run({ ...patch, __id: id });
+  }
+
+  byState(states: readonly TaskState[]): TaskRow[] {
+    return this.db
+      .prepare(
+        `SELECT * FROM tasks WHERE state IN (${states.map(() => '?').join(', ')}) ORDER BY id`,
+      )
+      .all(...states) as TaskRow[];
+  }
+
+  /** Queued tasks in admission order: priority, then age (SPEC §2.10 scheduler). */
+  admissionQueue(): TaskRow[] {
+    return this.db
+      .prepare("SELECT * FROM tasks WHERE state = 'queued' ORDER BY priority DESC, created_at, id")
+      .all() as TaskRow[];
+  }
+
+  slotHolders(): Array<{ id: number; project_id: number }> {
+    return this.db
+      .prepare("SELECT id, project_id FROM tasks WHERE state IN ('running', 'awaiting_input')")
+      .all() as Array<{
+      id: number;
+      project_id: number;
+    }>;
+  }
+
+  children(parentId: number): TaskRow[] {
+    return this.db
+      .prepare('SELECT * FROM tasks WHERE parent_task_id = ? ORDER BY lane_order, id')
+      .all(parentId) as TaskRow[];
+  }
+
+  /** Every task below `rootId` in its fan-out tree (not the root itself). */
+  descendants(id: number): TaskRow[] {
+    return this.db
+      .prepare(
+        `WITH RECURSIVE sub(id) AS (SELECT id FROM tasks WHERE parent_task_id = ? UNION ALL
+           SELECT t.id FROM tasks t JOIN sub ON t.parent_task_id = sub.id)
+         SELECT tasks.* FROM tasks JOIN sub ON tasks.id = sub.id ORDER BY tasks.id`,
+      )
+      .all(id) as TaskRow[];
+  }
+
+  /** Non-archived tasks of a project holding `branch` (the claim check). */
+  claimOf(projectId: number, branch: string, exceptId = 0): TaskRow | undefined {
+    return this.db
+      .prepare(
+        "SELECT * FROM tasks WHERE project_id = ? AND branch_name = ? AND state <> 'archived' AND id <> ? LIMIT 1",
+      )
+      .get(projectId, branch, exceptId) as TaskRow | undefined;
+  }
+
+  ofProject(projectId: number): TaskRow[] {
+    return this.db
+      .prepare('SELECT * FROM tasks WHERE project_id = ? ORDER BY id')
+      .all(projectId) as TaskRow[];
+  }
+
+  deleteOfProject(projectId: number): void {
+    this.db.prepare('DELETE FROM tasks WHERE project_id = ?').run(projectId);
+  }
+}

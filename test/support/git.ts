@@ -1,0 +1,69 @@
+/**
+ * `gitRepo()`: real git repositories in temp dirs, with a fixed identity so commits work on a
+ * fresh CI machine without global git config.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { tempDir } from './tmp.js';
+
+export const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'svc test',
+  GIT_AUTHOR_EMAIL: 'test@svc.invalid',
+  GIT_COMMITTER_NAME: 'svc test',
+  GIT_COMMITTER_EMAIL: 'test@svc.invalid',
+};
+
+// Worktrees created by the daemon commit too (agent fakes, merges): give every git the identity.
+Object.assign(process.env, GIT_IDENTITY);
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...GIT_IDENTITY },
+  }).trim();
+}
+
+export interface Repo {
+  path: string;
+  git(...args: string[]): string;
+  write(file: string, content: string): void;
+  commit(message: string, files?: Record<string, string>): string;
+}
+
+export function gitRepo(
+  opts: { branch?: string; files?: Record<string, string>; dir?: string } = {},
+): Repo {
+  const path = opts.dir ?? join(tempDir('svc-repo-'), 'repo');
+  mkdirSync(path, { recursive: true });
+  git(path, 'init', '-q', '-b', opts.branch ?? 'main');
+  git(path, 'config', 'user.name', GIT_IDENTITY.GIT_AUTHOR_NAME);
+  git(path, 'config', 'user.email', GIT_IDENTITY.GIT_AUTHOR_EMAIL);
+  git(path, 'config', 'commit.gpgsign', 'false');
+  const repo: Repo = {
+    path,
+    git: (...args) => git(path, ...args),
+    write: (file, content) => {
+      mkdirSync(dirname(join(path, file)), { recursive: true });
+      writeFileSync(join(path, file), content);
+    },
+    commit: (message, files = {}) => {
+      for (const [f, c] of Object.entries(files)) repo.write(f, c);
+      git(path, 'add', '-A');
+      git(path, 'commit', '-q', '--allow-empty', '-m', message);
+      return git(path, 'rev-parse', 'HEAD');
+    },
+  };
+  repo.commit('initial', opts.files ?? { 'README.md': '# test repo\n' });
+  return repo;
+}
+
+/** A bare repository to act as `origin`, with `repo` pushing its default branch and tracking it. */
+export function bareRemote(repo: Repo, branch = 'main'): string {
+  const bare = join(tempDir('svc-remote-'), 'origin.git');
+  git(dirname(bare), 'init', '-q', '--bare', '-b', branch, bare);
+  repo.git('remote', 'add', 'origin', bare);
+  repo.git('push', '-q', '-u', 'origin', branch);
+  return bare;
+}

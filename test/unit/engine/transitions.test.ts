@@ -1,0 +1,71 @@
+// Parity: the one transition table drives available_actions (SPEC §3.2; STYLE parity tests).
+import { describe, expect, it } from 'vitest';
+import {
+  ACTION_FROM,
+  ACTION_TO,
+  availableActions,
+  HUMAN_ACTIONS,
+} from '../../../kernel/engine/transitions.js';
+import { TASK_STATES } from '../../../kernel/task-states.js';
+
+// SPEC §3.2's human rows, copied as data: action → states it is legal from.
+const SPEC_ROWS: Record<string, string[]> = {
+  cancel: [
+    'queued',
+    'running',
+    'awaiting_input',
+    'awaiting_gate',
+    'awaiting_children',
+    'blocked',
+    'paused',
+  ],
+  pause: ['running', 'queued'],
+  resume: ['paused'],
+  skip: ['awaiting_gate', 'blocked'],
+  approve: ['awaiting_gate'],
+  reject: ['awaiting_gate'],
+  retry: ['blocked', 'awaiting_children'],
+  repair: ['blocked'],
+  answer: ['awaiting_input'],
+  archive: ['done', 'aborted'],
+  follow_up: ['done', 'aborted'],
+};
+
+describe('transition table', () => {
+  it('matches SPEC §3.2 for every human action', () => {
+    for (const action of HUMAN_ACTIONS)
+      expect([...ACTION_FROM[action]].sort(), action).toEqual(
+        [...(SPEC_ROWS[action] ?? [])].sort(),
+      );
+  });
+
+  it('names a destination for every legal source state', () => {
+    for (const action of HUMAN_ACTIONS) {
+      for (const from of ACTION_FROM[action])
+        expect(ACTION_TO[action][from], `${action} from ${from}`).toBeDefined();
+    }
+  });
+
+  it('derives available_actions from the table, sorted', () => {
+    for (const state of TASK_STATES) {
+      const expected = HUMAN_ACTIONS.filter((a) => ACTION_FROM[a].includes(state));
+      expect(availableActions({ state, chatOpen: false })).toEqual(expected);
+      expect(expected).toEqual([...expected].sort());
+    }
+    expect(availableActions({ state: 'blocked', chatOpen: false })).toEqual([
+      'cancel',
+      'repair',
+      'retry',
+      'skip',
+    ]);
+    expect(availableActions({ state: 'done', chatOpen: false })).toEqual(['archive', 'follow_up']);
+    expect(availableActions({ state: 'archived', chatOpen: false })).toEqual([]);
+  });
+
+  it('narrows to cancel while a linked chat is open (SPEC §2.1)', () => {
+    expect(availableActions({ state: 'blocked', chatOpen: true })).toEqual(['cancel']);
+    expect(availableActions({ state: 'awaiting_gate', chatOpen: true })).toEqual(['cancel']);
+    expect(availableActions({ state: 'done', chatOpen: true })).toEqual([]);
+    expect(availableActions({ state: 'aborted', chatOpen: true })).toEqual([]);
+  });
+});
