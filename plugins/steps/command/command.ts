@@ -1,10 +1,11 @@
 /**
- * The command step (SPEC §2.8): a shell command in the worktree. This file is the load-time half;
- * the engine adds `run`. One rule needs more than the schema: a pinned container image (the
+ * The command step (SPEC §2.8): a shell command in the worktree. The load-time half is here and in
+ * schema.ts; `run` (run.ts) is the engine's half. One rule needs more than the schema: a pinned container image (the
  * workflow's `defaults.container.image`, else the daemon's `container.image`) runs Linux, so
  * `shell: pwsh` and `shell: cmd` are refused at load (SPEC §2.10 container rules).
  */
 import { defineStepType } from '../../../kernel/plugin/index.js';
+import { COMMAND_REASONS, runCommand } from './run.js';
 import { COMMAND_COMMON, COMMAND_ROWS, type CommandStep, CommandStepSchema } from './schema.js';
 
 export const commandStep = defineStepType<CommandStep>({
@@ -17,14 +18,7 @@ export const commandStep = defineStepType<CommandStep>({
       summary: 'Run a shell command in the worktree; succeeds on exit 0 (and a passing check).',
       url: 'docs/workflows.md#command',
     },
-    reasons: [
-      'nonzero_exit',
-      'check_failed',
-      'timeout',
-      'transcript_limit',
-      'template_error',
-      'shell_unavailable',
-    ],
+    reasons: COMMAND_REASONS,
     contexts: ['body', 'parallel', 'loop'],
     // `env:` values are literal: the engine passes them as they are written.
     templates: ['run', 'check', 'if'],
@@ -41,4 +35,5 @@ export const commandStep = defineStepType<CommandStep>({
     }
     return [];
   },
+  run: runCommand,
 });

@@ -1,8 +1,10 @@
 /**
  * The manual step (SPEC §2.8): a human gate. The task enters awaiting_gate and releases its slot;
- * approve advances, reject blocks. This file is the load-time half; the engine adds `run`.
+ * approve advances, reject blocks. The load-time half is here and in schema.ts; `run` (run.ts) is
+ * the engine's half.
  */
 import { defineStepType } from '../../../kernel/plugin/index.js';
+import { runManual } from './run.js';
 import { MANUAL_COMMON, MANUAL_ROWS, type ManualStep, ManualStepSchema } from './schema.js';
 
 export const manualStep = defineStepType<ManualStep>({
@@ -20,4 +22,5 @@ export const manualStep = defineStepType<ManualStep>({
     contexts: ['body'],
     templates: ['instructions', 'if'],
   },
+  run: runManual,
 });
