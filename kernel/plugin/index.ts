@@ -53,6 +53,9 @@ export type { Forge } from './forge.js';
 export { type LoadedPlugin, PluginError, type PluginKind, Registry } from './registry.js';
 export { defineStepType, type StepType, type StepTypeMeta } from './step.js';
 export type {
+  InputOutcome,
+  InputWait,
+  ProcessHandle,
   RenderResult,
   SpawnOutcome,
   SpawnRequest,
