@@ -19,4 +19,4 @@ export {
   type SetOp,
 } from './op-schema.js';
 export { formatPath, type PathSegment, PathSyntaxError, parsePath } from './path.js';
-export { type JsonObject, setLeaves } from './set-leaves.js';
+export { type JsonObject, type SetLeavesOptions, setLeaves } from './set-leaves.js';

@@ -56,6 +56,31 @@ describe('setLeaves', () => {
     expect(result).toEqual({ ok: true, text: lines('update:', '  check: false') });
   });
 
+  it('writes null as a value, or drops the key when asked to', () => {
+    expect(setLeaves(config, { defaults: { command_timeout: null } })).toEqual({
+      ok: true,
+      text: config.replace('command_timeout: 15m', 'command_timeout: null'),
+    });
+    const dropped = setLeaves(
+      config,
+      {
+        max_parallel_tasks: null,
+        defaults: { agent_timeout: null, input_timeout: null },
+        backup: null,
+      },
+      { nullRemoves: true },
+    );
+    expect(dropped).toEqual({
+      ok: true,
+      text: config
+        .replace('max_parallel_tasks: 3 # slots\n', '')
+        .replace(
+          '  # how long one agent attempt may run\n  agent_timeout: 60m\n',
+          '  # how long one agent attempt may run\n',
+        ),
+    });
+  });
+
   it('writes nothing new for an empty patch', () => {
     expect(setLeaves(config, {})).toEqual({ ok: true, text: config });
   });
