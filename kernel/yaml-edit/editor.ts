@@ -11,7 +11,7 @@ import { EditFailure } from './finding.js';
 import { formatPath, type PathSegment } from './path.js';
 import { linesOf, removeEntryLines } from './remove-entries.js';
 import { appendToEmptyDocument, replaceRoot, replaceSlot } from './replace-value.js';
-import { anchorsWithin, containsAlias, type SourceDoc } from './source-doc.js';
+import { aliasesWithin, anchorsWithin, containsAlias, type SourceDoc } from './source-doc.js';
 import { getAt, type Tree } from './tree.js';
 import type { PlannedOp } from './tree-ops.js';
 import type { Layout, RenderOptions } from './value-render.js';
@@ -107,16 +107,7 @@ class Editor {
     if (flow !== undefined) return flow;
     this.guardAncestors(chain);
     if (from === to) return this.source.text;
-    const seq = chain[chain.length - 1]!.node as BlockCollection;
-    for (let i = Math.min(from, to); i <= Math.max(from, to); i++) {
-      const item = seq.items[i] as ParsedNode;
-      if (containsAlias(item) || anchorsWithin(item).some((a) => this.source.anchorsInUse.has(a))) {
-        throw new EditFailure(
-          'anchor_in_use',
-          `moving ${formatPath(path)} would reorder an anchor and its alias`,
-        );
-      }
-    }
+    this.guardReorder(chain[chain.length - 1]!.node as BlockCollection, from, to, path);
     return this.withCompactSplit(seqPath, from === 0 || to === 0, (source) => {
       const { entries, floor } = this.sequenceAt(source, seqPath);
       const moving = entries[from]!;
@@ -198,6 +189,29 @@ class Editor {
         throw new EditFailure(
           'aliased_node',
           `${formatPath(located.path) || 'the root'} is anchored as &${node.anchor} and an alias refers to it`,
+        );
+      }
+    }
+  }
+
+  /**
+   * An alias must come after its anchor, and refers to the nearest one before it: refuse a move
+   * that passes an item over another when one defines an anchor the other defines or uses.
+   */
+  private guardReorder(seq: BlockCollection, from: number, to: number, path: PathSegment[]) {
+    const moving = seq.items[from] as ParsedNode;
+    const defines = new Set(anchorsWithin(moving));
+    const uses = new Set(aliasesWithin(moving));
+    for (let i = Math.min(from, to); i <= Math.max(from, to); i++) {
+      if (i === from) continue;
+      const passed = seq.items[i] as ParsedNode;
+      const clash =
+        anchorsWithin(passed).some((name) => defines.has(name) || uses.has(name)) ||
+        aliasesWithin(passed).some((name) => defines.has(name));
+      if (clash) {
+        throw new EditFailure(
+          'anchor_in_use',
+          `moving ${formatPath(path)} would reorder an anchor and an alias to it`,
         );
       }
     }

@@ -1,4 +1,5 @@
 import { isMap, isScalar, isSeq, parseDocument, Scalar } from 'yaml';
+import { EditFailure } from './finding.js';
 
 export type ScalarValue = null | boolean | number | string;
 export type Context = 'block' | 'flow';
@@ -11,8 +12,15 @@ export function renderScalar(value: ScalarValue, context: Context): string {
   return isPlainSafe(value, 'value', context) ? value : doubleQuote(value);
 }
 
+/** YAML caps an implicit key (the `key:` form) at 1024 characters up to its `:`. */
+const MAX_KEY_CHARS = 1024;
+
 export function renderKey(key: string, context: Context): string {
-  return isPlainSafe(key, 'key', context) ? key : doubleQuote(key);
+  const rendered = isPlainSafe(key, 'key', context) ? key : doubleQuote(key);
+  if ([...rendered].length > MAX_KEY_CHARS) {
+    throw new EditFailure('unrepresentable_value', `a key over ${MAX_KEY_CHARS} characters`);
+  }
+  return rendered;
 }
 
 function renderNumber(value: number): string {

@@ -71,7 +71,9 @@ function nodeToTree(node: ParsedNode | null, doc: Document.Parsed, depth: number
     if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
       return value as Tree;
     }
-    throw new EditFailure('unsupported_layout', `a ${typeof value} scalar is not plain data`);
+    // A YAML 1.1 file can hold timestamps and binary data, which have no JSON form to edit.
+    const kind = value instanceof Date ? 'timestamp' : typeof value;
+    throw new EditFailure('unsupported_layout', `a ${kind} scalar is not plain data`);
   }
   if (isSeq(node)) return node.items.map((item) => nodeToTree(item, doc, depth + 1));
   if (isMap(node)) {
@@ -94,6 +96,19 @@ export function anchorsWithin(node: ParsedNode | null): string[] {
   visit(node, {
     Node(_key, n) {
       if ('anchor' in n && typeof n.anchor === 'string') found.push(n.anchor);
+    },
+  });
+  return found;
+}
+
+/** Every alias name used in a subtree. */
+export function aliasesWithin(node: ParsedNode | null): string[] {
+  const found: string[] = [];
+  if (node === null) return found;
+  if (isAlias(node)) return [node.source];
+  visit(node, {
+    Alias(_key, alias) {
+      found.push(alias.source);
     },
   });
   return found;

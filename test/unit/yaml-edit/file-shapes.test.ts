@@ -111,6 +111,17 @@ describe('anchors and aliases', () => {
     ]);
   });
 
+  it('moves items past anchors only when the aliases still follow them', () => {
+    const list = lines('- &x a', '- *x', '- c');
+    expect(edit(list, { op: 'move', path: '[2]', to: 0 })).toBe(lines('- c', '- &x a', '- *x'));
+    expect(refuse(list, { op: 'move', path: '[1]', to: 0 })).toMatchObject([
+      { code: 'anchor_in_use' },
+    ]);
+    expect(refuse(list, { op: 'move', path: '[0]', to: 2 })).toMatchObject([
+      { code: 'anchor_in_use' },
+    ]);
+  });
+
   it('refuses to drop an anchor that is still referred to', () => {
     expect(refuse(source, { op: 'remove', path: 'base' })).toMatchObject([
       { code: 'anchor_in_use' },
@@ -181,6 +192,21 @@ describe('the op list', () => {
     ]);
     expect(refuse('a: 1\na: 2\n', { op: 'set', path: 'a', value: 2 })).toMatchObject([
       { code: 'source_unparseable' },
+    ]);
+  });
+
+  it('refuses values YAML cannot hold and files that are not plain data', () => {
+    const long = 'k'.repeat(1100);
+    expect(refuse(source, { op: 'set', path: `["${long}"]`, value: 1 })).toMatchObject([
+      { code: 'unrepresentable_value' },
+    ]);
+    expect(
+      refuse(lines('%YAML 1.1', '---', 'when: 2001-12-14'), { op: 'set', path: 'x', value: 1 }),
+    ).toMatchObject([
+      {
+        code: 'source_unparseable',
+        message: 'the file does not parse: a timestamp scalar is not plain data',
+      },
     ]);
   });
 
