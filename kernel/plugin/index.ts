@@ -89,6 +89,9 @@ export {
   workflowDurationMs,
 } from './step-keys.js';
 export type {
+  InputOutcome,
+  InputWait,
+  ProcessHandle,
   RenderResult,
   SpawnOutcome,
   SpawnRequest,

@@ -109,17 +109,15 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
 }
 
 /** Polls `fn` until it returns a truthy value or `timeoutMs` passes (real time: for real files and processes). */
-export async function waitFor<T>(
-  fn: () => T | Promise<T>,
-  timeoutMs = 5000,
-  stepMs = 20,
-): Promise<T> {
+type Truthy<T> = Exclude<Awaited<T>, null | undefined | false | '' | 0>;
+
+export async function waitFor<T>(fn: () => T, timeoutMs = 5000, stepMs = 20): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await fn();
-      if (v) return v;
+      if (v) return v as Truthy<T>;
     } catch (err) {
       last = err;
     }
