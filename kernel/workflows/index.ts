@@ -51,6 +51,12 @@ export {
   type WorkflowDefaults,
 } from './format.js';
 export {
+  type PatchWorkflowBody,
+  PatchWorkflowBodySchema,
+  patchTarget,
+  patchWorkflow,
+} from './patch.js';
+export {
   digestOf,
   type EntryStatus,
   NO_PROJECTS,

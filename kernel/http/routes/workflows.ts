@@ -11,6 +11,8 @@ import {
   CreateWorkflowBodySchema,
   createWorkflow,
   MAX_WORKFLOW_BYTES,
+  PatchWorkflowBodySchema,
+  patchWorkflow,
   workflowSchemaDoc,
 } from '../../workflows/index.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
@@ -102,5 +104,10 @@ export function workflowsRoutes(app: FastifyInstance, s: Services): void {
     const body = parseWith(CreateWorkflowBodySchema, req.body);
     const result = createWorkflow(s.workflows, body);
     return reply.code(201).send(result);
+  });
+
+  app.patch('/v1/workflows', { bodyLimit: LARGE_BODY_LIMIT }, async (req) => {
+    const body = parseWith(PatchWorkflowBodySchema, req.body);
+    return patchWorkflow(s.workflows, body);
   });
 }
