@@ -29,6 +29,32 @@ export interface StepTypeDoc {
   rows: SchemaRow[];
 }
 
+export interface TemplateVariable {
+  name: string;
+  description: string;
+}
+
+const BODY_VARIABLES: TemplateVariable[] = [
+  { name: '.Task', description: 'ID, Title, Description, Fields (map), BaseBranch, BranchName' },
+  { name: '.Project', description: 'ID, Name, Path (repository root), DefaultBranch' },
+  { name: '.Workflow', description: 'Name, Description' },
+  { name: '.Step', description: 'ID, Name, Index, Attempt (1-based)' },
+  {
+    name: '.Steps',
+    description: 'steps the run has moved past, by id: Status, Result, ExitCode',
+  },
+  { name: '.Host', description: 'OS (linux, darwin, windows), Arch' },
+  { name: '.Worktree', description: 'Path' },
+  { name: '.LastFailure', description: 'on a retry: Reason, Output (last 200 lines)' },
+  { name: '.Event', description: 'the event that created the task (trigger-created tasks)' },
+];
+
+const LOOP_VARIABLES: TemplateVariable[] = [
+  { name: '.Loop', description: 'Index/Iteration (1-based), Item, IsFirst, IsLast, Total' },
+  { name: '.Item', description: 'the current for_each item (.Loop.Item)' },
+  { name: '.Iteration', description: 'the current pass, 1-based (.Loop.Iteration)' },
+];
+
 export interface WorkflowSchemaDoc {
   top_level: SchemaRow[];
   defaults: SchemaRow[];
@@ -41,6 +67,8 @@ export interface WorkflowSchemaDoc {
   step_types: StepTypeDoc[];
   /** Step types that may stand in each context. */
   contexts: Record<StepContextName, string[]>;
+  /** Template variables a step's templates can use in each context (decision 026). */
+  template_context: Record<StepContextName, TemplateVariable[]>;
   values: {
     agents: string[];
     models: Record<string, string[]>;
@@ -149,6 +177,16 @@ export function workflowSchemaDoc(
       rows: [...t.meta.rows],
     })),
     contexts,
+    template_context: {
+      body: BODY_VARIABLES,
+      // Sub-steps of a group are blind to each other: .Steps holds what ran before the group.
+      parallel: BODY_VARIABLES,
+      loop: [...BODY_VARIABLES, ...LOOP_VARIABLES],
+      merge: [
+        ...BODY_VARIABLES,
+        { name: '.Conflicts', description: 'the conflicted paths the resolver must fix' },
+      ],
+    },
     values: {
       agents: [...agents.agents],
       models: Object.fromEntries(Object.entries(agents.models).map(([k, v]) => [k, [...v]])),

@@ -320,6 +320,7 @@ describe('GET /v1/workflows/schema', () => {
       'merge',
       'sections',
       'step_types',
+      'template_context',
       'top_level',
       'values',
     ]);
@@ -374,6 +375,12 @@ describe('GET /v1/workflows/schema', () => {
       loop: ['agent', 'break', 'command', 'condition', 'include'],
       merge: ['agent'],
     });
+    const vars = doc.template_context as Record<string, Array<{ name: string }>>;
+    expect(vars.loop?.map((v) => v.name)).toEqual(
+      expect.arrayContaining(['.Task', '.Steps', '.Loop', '.Item', '.Iteration']),
+    );
+    expect(vars.merge?.map((v) => v.name)).toContain('.Conflicts');
+    expect(vars.body?.map((v) => v.name)).not.toContain('.Loop');
     expect(doc.lane.map((r) => r.key)).toContain('workflow');
     expect(doc.merge.map((r) => r.key)).toEqual(['on_conflict', 'agent']);
     expect(doc.common.find((r) => r.key === 'type')?.values).toHaveLength(9);
