@@ -254,6 +254,10 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         default_branch: project.default_branch,
       },
       restricted: task.restricted === 1,
+      agent_override: task.agent_override,
+      model_override: task.model_override,
+      effort_override: task.effort_override,
+      prompt: task.prompt ?? '',
     },
     step: {
       id: step.id,
@@ -268,6 +272,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     signal,
     platform: process.platform,
     timeoutMs: (kind) => stepTimeoutMs(step, spec.snapshot, config, kind),
+    setting: (key) => stepSetting(step, spec.snapshot, key),
     checkTimeoutMs: () =>
       typeof step.check_timeout === 'string'
         ? durationMs(step.check_timeout)
