@@ -10,11 +10,13 @@ import { configCommands } from './commands/config.js';
 import { daemonCommands } from './commands/daemon.js';
 import { doctorCommands } from './commands/doctor.js';
 import { maintenanceCommands } from './commands/maintenance.js';
+import { workflowCommands } from './commands/workflow.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 
 export const commands: Command[] = [
   ...daemonCommands,
   ...configCommands,
+  ...workflowCommands,
   ...doctorCommands,
   ...maintenanceCommands,
 ];

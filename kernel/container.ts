@@ -24,10 +24,17 @@ import {
   releasesFeedUrl,
   UpdateService,
 } from './ops/index.js';
-import type { Registry } from './plugin/index.js';
+import type { AgentValueSets, Registry } from './plugin/index.js';
 import { ProjectService } from './projects/index.js';
 import { Scheduler } from './scheduler/index.js';
 import { ProjectsTable, type Store, TasksTable } from './store/index.js';
+import {
+  agentValuesFrom,
+  currentHost,
+  type HostPlatform,
+  type ProjectLookup,
+  WorkflowRegistry,
+} from './workflows/index.js';
 
 export interface Services {
   projects: ProjectService;
@@ -56,6 +63,14 @@ export interface Services {
   heartbeatMs: number;
   /** Where the release check reads releases (SVC_RELEASES_URL or the built-in feed). */
   releasesUrl: string;
+  /** Projects as the workflow registry sees them; the projects store registers itself here. */
+  projectLookup: ProjectLookup;
+  /** Agent, model and effort value sets for workflow validation and the schema route. */
+  agentValues: () => AgentValueSets;
+  /** The host as workflow `platforms` see it. */
+  hostPlatform: HostPlatform;
+  /** The workflow registry: built-in, global and project workflows (SPEC §2.7). */
+  workflows: WorkflowRegistry;
 }
 
 export interface ContainerSeed {
@@ -68,6 +83,8 @@ export interface ContainerSeed {
   daemon: DaemonState;
   heartbeatMs: number;
   releasesUrl?: string;
+  projectLookup?: ProjectLookup;
+  hostPlatform?: HostPlatform;
 }
 
 export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
@@ -142,6 +159,29 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
           reclaimer: c.reclaimer,
           backups: c.backups,
           queue: c.opsQueue,
+        }),
+    ).singleton(),
+    // The projects store is the lookup; a seed may stand in for it.
+    projectLookup: asFunction(
+      ({ projects }: Services) => seed.projectLookup ?? projects,
+    ).singleton(),
+    hostPlatform: asValue(seed.hostPlatform ?? currentHost()),
+    agentValues: asFunction(({ registry }: Services) => agentValuesFrom(registry)).singleton(),
+    workflows: asFunction(
+      (c: Services) =>
+        new WorkflowRegistry({
+          paths: c.paths,
+          config: c.config,
+          types: c.registry,
+          // Looked up on each call, so a projects store registered later is the one used.
+          projects: {
+            get: (id) => container.cradle.projectLookup.get(id),
+            list: () => container.cradle.projectLookup.list(),
+          },
+          agentValues: () => container.cradle.agentValues(),
+          events: c.events,
+          logger: c.logger,
+          host: c.hostPlatform,
         }),
     ).singleton(),
   });

@@ -3,7 +3,8 @@
  * leaves a trace), the transcript, the StepContext handed to the step type's `run`, and the row's
  * final fields. The outcome goes back to the runner, which applies it to the task.
  */
-import { accessSync, constants, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { type Clock, formatMs, formatNs } from '../clock/index.js';
 import { type Config, parseDuration, tryParseSize } from '../config/index.js';
@@ -12,10 +13,14 @@ import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
 import { LineSplitter, resolveEnvironment, startProcess, TranscriptWriter } from '../proc/index.js';
 import type { Project } from '../projects/index.js';
 import type { StepRunRow, StepRunsTable, Store, TaskRow } from '../store/index.js';
+import type { InputBroker } from './input.js';
 import { fieldsOf, type StepDef, stepName, type WorkflowSnapshot } from './model.js';
 import { renderPlain, renderShell } from './render.js';
 
 export interface AttemptDeps {
+  input: InputBroker;
+  /** Capabilities other rooms add for their step types (StepContext.services). */
+  services: Record<string, unknown>;
   store: Store;
   runs: StepRunsTable;
   events: EventLog;
@@ -222,6 +227,9 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   const signal = AbortSignal.any([spec.signal, latch.signal]);
   const context = { ...spec.context, Step: { ...(spec.context.Step as object), Attempt: attempt } };
   let outputTail = '';
+  let current: ReturnType<typeof startProcess> | null = null;
+  let scratch: string | null = null;
+  let inputWaitMs = 0;
   const effectiveDef: Record<string, unknown> = { ...step };
   if (spec.override?.prompt_override !== undefined)
     effectiveDef.prompt = spec.override.prompt_override;
@@ -272,6 +280,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     annotate: (kind, fields) => transcript.annotate(kind, fields, ts()),
     spawn: async (req) => {
       const env = { ...baseEnv, ...svcVars, ...(req.env ?? {}) };
+      for (const f of req.files ?? []) writeFileSync(f.path, f.content, { mode: 0o600 });
       transcript.annotate(
         'command_started',
         {
@@ -281,9 +290,23 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         },
         ts(),
       );
+      const raw = req.stdoutMode === 'raw';
       const split = { stdout: new LineSplitter(), stderr: new LineSplitter() };
       let combined = '';
+      let stderrTail = '';
       const onLine = (stream: 'stdout' | 'stderr') => (text: string) => {
+        if (stream === 'stderr') {
+          stderrTail = (stderrTail + text + '\n').slice(-64 * 1024);
+        }
+        if (raw && stream === 'stdout') {
+          transcript.write(text);
+          req.onStdoutLine?.(text);
+          return;
+        }
+        if (raw && stream === 'stderr') {
+          transcript.write({ type: 'svc.stderr', ts: ts(), text });
+          return;
+        }
         combined += `${text}\n`;
         if (combined.length > 256 * 1024) combined = combined.slice(-128 * 1024);
         const offset = transcript.write({
@@ -306,7 +329,8 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         args: req.args,
         cwd: task.worktree_path ?? project.path,
         env,
-        stdin: req.stdin,
+        stdin: req.interactive ? 'keep-open' : req.stdin,
+        initialStdin: req.interactive ? req.stdin : undefined,
         timeoutMs: req.timeoutMs,
         signal,
         clock: deps.clock,
@@ -317,7 +341,20 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         deps.runs.update(runId, { pid: proc.pid, proc_started_at: proc.startTicks });
         spec.onSpawn?.(proc.pid, proc.startTicks);
       }
+      current = proc;
+      req.onStart?.({
+        write: (text) => {
+          proc.stdin?.write(text);
+        },
+        closeStdin: () => {
+          proc.stdin?.end();
+        },
+        terminate: () => proc.terminate(),
+        pauseTimeout: () => proc.pauseTimeout(),
+        resumeTimeout: () => proc.resumeTimeout(),
+      });
       const r = await proc.done;
+      current = null;
       split.stdout.flush(onLine('stdout'));
       split.stderr.flush(onLine('stderr'));
       outputTail = tailLines(combined.replace(/\n$/, ''), 200);
@@ -331,8 +368,34 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
           ? `${r.spawnError.code ?? 'error'}: ${r.spawnError.message}`
           : null,
         tail: outputTail,
+        stderr_tail: stderrTail,
       };
     },
+    live: (kind, data) =>
+      deps.events.live({ kind, task_id: task.id, data: { run_id: runId, ...data } }),
+    scratchDir: () => {
+      scratch ??= mkdtempSync(join(tmpdir(), `svc-run-${runId}-`));
+      return scratch;
+    },
+    inputTimeoutMs: () => {
+      const own = typeof step.input_timeout === 'string' ? step.input_timeout : undefined;
+      const dflt =
+        typeof spec.snapshot.defaults?.input_timeout === 'string'
+          ? (spec.snapshot.defaults.input_timeout as string)
+          : undefined;
+      return parseDuration(own ?? dflt ?? config.defaults.input_timeout);
+    },
+    requestInput: async (wait) => {
+      current?.pauseTimeout();
+      transcript.annotate('input_request', { pending: wait.pending }, ts());
+      const r = await deps.input.wait(task.id, wait, ctx.inputTimeoutMs(), signal);
+      inputWaitMs += r.waited_ms;
+      deps.runs.update(runId, { input_wait_ms: inputWaitMs });
+      transcript.annotate(r.kind === 'answered' ? 'input_response' : `input_${r.kind}`, {}, ts());
+      current?.resumeTimeout();
+      return r;
+    },
+    services: deps.services,
   };
 
   let outcome: StepOutcome;
@@ -411,6 +474,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     ts(),
   );
   transcript.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
   if (outcome.kind === 'awaiting_gate') rmSync(transcriptPath, { force: true });
   deps.store.tx(() => {
     deps.runs.update(runId, patch);

@@ -18,6 +18,7 @@ import type { Scheduler } from '../scheduler/index.js';
 import { StepRunsTable, type Store, type TaskRow, TasksTable } from '../store/index.js';
 import { TaskActions } from './actions.js';
 import { TaskCreator } from './create.js';
+import { InputBroker } from './input.js';
 import { jsonOr, type WorkflowSnapshot } from './model.js';
 import type { AgentPort, WorkflowPort } from './ports.js';
 import { type RecoveryReport, recover } from './recovery.js';
@@ -66,6 +67,9 @@ export class Engine {
   readonly runner: Runner;
   readonly creator: TaskCreator;
   readonly actions: TaskActions;
+  readonly input: InputBroker;
+  /** StepContext.services: capabilities other rooms add for their step types (agents, MCP). */
+  readonly stepServices: Record<string, unknown> = {};
   /** Hooks other rooms fill (chats: the open chat linking a task). */
   openChat: (taskId: number) => number | null = () => null;
   private readonly viewDecorators: Array<NonNullable<ViewContext['decorate']>> = [];
@@ -75,8 +79,11 @@ export class Engine {
     this.tasks = new TasksTable(d.store.db);
     this.runs = new StepRunsTable(d.store.db);
     this.states = new TaskStates(d.store, this.tasks, d.projects.table, d.events, d.clock);
+    this.input = new InputBroker(this.states, d.clock);
     this.runner = new Runner(
       {
+        input: this.input,
+        services: this.stepServices,
         store: d.store,
         runs: this.runs,
         events: d.events,
@@ -117,6 +124,7 @@ export class Engine {
       agents: d.agents,
       transcriptsDir: d.paths.transcriptsDir,
       openChat: (id) => this.openChat(id),
+      answerInput: (task, body) => this.input.answer(task, body),
     });
     this.states.onTransition((task, _from, event) => {
       d.scheduler.poke();

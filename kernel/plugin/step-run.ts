@@ -76,6 +76,28 @@ export interface SpawnRequest {
   phase: 'run' | 'check';
   /** How the command was spelled, for the transcript's command_started line. */
   display?: string;
+  /** Keep stdin open after writing `stdin` (agent control protocols); the handle writes more. */
+  interactive?: boolean;
+  /**
+   * `lines` (default): each output line becomes an `svc.output` transcript line and live
+   * `command.output`. `raw`: stdout lines are written to the transcript verbatim (an agent's own
+   * stream) and handed to `onStdoutLine`; stderr is kept only as a tail.
+   */
+  stdoutMode?: 'lines' | 'raw';
+  onStdoutLine?: (line: string) => void;
+  /** Called once the process started, with a handle for stdin and the timeout clock. */
+  onStart?: (handle: ProcessHandle) => void;
+  /** Files written (mode 0600) before spawning, e.g. an agent's per-run MCP config. */
+  files?: { path: string; content: string }[];
+}
+
+export interface ProcessHandle {
+  write(text: string): void;
+  closeStdin(): void;
+  terminate(): void;
+  /** Stops the step's timeout clock (waiting for a human) and restarts it. */
+  pauseTimeout(): void;
+  resumeTimeout(): void;
 }
 
 export interface SpawnOutcome {
@@ -88,7 +110,27 @@ export interface SpawnOutcome {
   spawn_error: string | null;
   /** Last lines of combined output, for `.Steps.<id>.Result` and summaries. */
   tail: string;
+  /** The last 64 KiB of stderr. */
+  stderr_tail: string;
 }
+
+/** A question or permission an agent asked, for a human to answer (SPEC §3.2 awaiting_input). */
+export interface InputWait {
+  /** Stored as the task's `pending_input` and shown to humans. */
+  pending: unknown;
+  /** `{kind, summary}` of the notify envelope. */
+  kind: string;
+  summary: string;
+  /** Checks an answer body; a refusal is a 400 naming the problem. */
+  validate(
+    body: unknown,
+  ): { ok: true; answer: unknown } | { ok: false; message: string; field?: string };
+}
+
+export type InputOutcome =
+  | { kind: 'answered'; answer: unknown; waited_ms: number }
+  | { kind: 'timeout'; waited_ms: number }
+  | { kind: 'cancelled'; waited_ms: number };
 
 export interface RenderResult {
   text: string;
@@ -117,6 +159,19 @@ export interface StepContext {
   which(program: string): string | null;
   /** Writes a `svc.<kind>` annotation line to the attempt's transcript. */
   annotate(kind: string, fields: Record<string, unknown>): void;
+  /** Publishes live output (never stored) on the task's event stream. */
+  live(kind: string, data: Record<string, unknown>): void;
+  /** A fresh owner-only directory for this attempt's files; removed after the attempt. */
+  scratchDir(): string;
+  /** Milliseconds each wait for an answer may last (step, workflow defaults, `defaults.input_timeout`). */
+  inputTimeoutMs(): number;
+  /**
+   * Parks the task in awaiting_input (its slot held) until a human answers through
+   * `POST /v1/tasks/{id}/answer`, the input timeout passes, or the task is cancelled.
+   */
+  requestInput(wait: InputWait): Promise<InputOutcome>;
+  /** Capabilities other rooms add for their step types (the agent host, MCP wiring, …). */
+  readonly services: Readonly<Record<string, unknown>>;
 }
 
 export type StepRun = (ctx: StepContext, def: Record<string, unknown>) => Promise<StepOutcome>;

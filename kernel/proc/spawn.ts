@@ -18,6 +18,8 @@ export interface SpawnSpec {
   env: Record<string, string>;
   /** Text written to stdin then closed; `'keep-open'` leaves stdin writable (agent control protocols). */
   stdin?: string | 'keep-open';
+  /** With `keep-open`: written first, stdin stays open. */
+  initialStdin?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
   clock: Clock;
@@ -44,6 +46,9 @@ export interface RunningProcess {
   done: Promise<SpawnResult>;
   /** Terminates the process group: SIGTERM now, SIGKILL after the grace period. */
   terminate(): void;
+  /** Stops the timeout clock (while the process waits for a human); resumeTimeout restarts it. */
+  pauseTimeout(): void;
+  resumeTimeout(): void;
 }
 
 export function processStartTicks(pid: number): string | null {
@@ -112,17 +117,32 @@ export function startProcess(spec: SpawnSpec): RunningProcess {
   };
   if (spec.signal?.aborted) onAbort();
   else spec.signal?.addEventListener('abort', onAbort, { once: true });
-  if (spec.timeoutMs && spec.timeoutMs > 0) {
-    timeoutTimer = spec.clock.setTimer(spec.timeoutMs, () => {
+  // The timeout is a budget that can be paused (an agent waiting for a human's answer does not
+  // spend its step time), so it is kept as remaining milliseconds plus the time it was armed.
+  let remaining = spec.timeoutMs && spec.timeoutMs > 0 ? spec.timeoutMs : 0;
+  let armedAt = 0;
+  const arm = () => {
+    if (remaining <= 0 || exited || timeoutTimer) return;
+    armedAt = spec.clock.now();
+    timeoutTimer = spec.clock.setTimer(remaining, () => {
       timedOut = true;
       terminate();
     });
-  }
+  };
+  const pauseTimeout = () => {
+    if (!timeoutTimer) return;
+    timeoutTimer.cancel();
+    timeoutTimer = null;
+    remaining = Math.max(1, remaining - (spec.clock.now() - armedAt));
+  };
+  arm();
 
   child.stdout?.on('data', (c: Buffer) => spec.onStdout?.(c));
   child.stderr?.on('data', (c: Buffer) => spec.onStderr?.(c));
   child.stdin?.on('error', () => {});
-  if (spec.stdin !== 'keep-open') {
+  if (spec.stdin === 'keep-open') {
+    if (spec.initialStdin) child.stdin?.write(spec.initialStdin);
+  } else {
     child.stdin?.end(spec.stdin ?? '');
   }
 
@@ -151,6 +171,8 @@ export function startProcess(spec: SpawnSpec): RunningProcess {
     stdin: spec.stdin === 'keep-open' ? child.stdin : null,
     done,
     terminate,
+    pauseTimeout,
+    resumeTimeout: arm,
   };
 }
 

@@ -11,6 +11,7 @@ import { type Paths, pathsFor } from '../../kernel/daemon/index.js';
 import type { RouteModule } from '../../kernel/http/index.js';
 import { createKernel, type Kernel, type KernelOptions } from '../../kernel/kernel.js';
 import { createFileLogger } from '../../kernel/log/index.js';
+import type { HostPlatform } from '../../kernel/workflows/index.js';
 import { tempDir } from './tmp.js';
 
 export interface TestAppOptions {
@@ -24,6 +25,8 @@ export interface TestAppOptions {
   extraRoutes?: RouteModule[];
   /** Any other kernel option (ports, releasesUrl, startOps, …). */
   kernel?: Partial<Omit<KernelOptions, 'paths' | 'logger' | 'clock'>>;
+  /** The host as workflow `platforms` see it. */
+  hostPlatform?: HostPlatform;
 }
 
 /**
@@ -68,6 +71,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     clock,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
     extraRoutes: opts.extraRoutes,
+    hostPlatform: opts.hostPlatform,
     onStopRequested: () => {
       stops++;
     },
@@ -115,17 +119,15 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
 }
 
 /** Polls `fn` until it returns a truthy value or `timeoutMs` passes (real time: for real files and processes). */
-export async function waitFor<T>(
-  fn: () => T | Promise<T>,
-  timeoutMs = 5000,
-  stepMs = 20,
-): Promise<T> {
+type Truthy<T> = Exclude<Awaited<T>, null | undefined | false | '' | 0>;
+
+export async function waitFor<T>(fn: () => T, timeoutMs = 5000, stepMs = 20): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await fn();
-      if (v) return v;
+      if (v) return v as Truthy<T>;
     } catch (err) {
       last = err;
     }

@@ -10,6 +10,7 @@ import { maintenanceRoutes } from './maintenance.js';
 import { projectRoutes } from './projects.js';
 import { taskRoutes } from './tasks.js';
 import { updateRoutes } from './update.js';
+import { workflowsRoutes } from './workflows.js';
 
 export type RouteModule = (app: FastifyInstance, s: Services) => void;
 
@@ -23,4 +24,5 @@ export const routeModules: RouteModule[] = [
   backupRoutes,
   maintenanceRoutes,
   updateRoutes,
+  workflowsRoutes,
 ];

@@ -131,6 +131,13 @@ describe('PATCH /v1/config', () => {
     expect(t.kernel.services.config.current().max_parallel_tasks).toBe(2);
   });
 
+  it('changes only the touched line, byte for byte', async () => {
+    const t = await buildTestApp({ config: USER_FILE });
+    await t.json('PATCH', '/v1/config', { defaults: { command_timeout: '20m' } });
+    const after = readFileSync(t.paths.configFile, 'utf8');
+    expect(after).toBe(USER_FILE.replace('command_timeout: 10m', 'command_timeout: 20m'));
+  });
+
   it('refuses a body that is not an object', async () => {
     const t = await buildTestApp();
     const res = await t.api('PATCH', '/v1/config', [1, 2]);
