@@ -11,8 +11,9 @@ import { pathsFor, runDaemon } from '../../../kernel/daemon/index.js';
 import type { BackupResult, RestoreResult } from '../../../kernel/ops/index.js';
 import { TranscriptWriter } from '../../../kernel/proc/index.js';
 import { NEWEST_MIGRATION } from '../../../kernel/store/index.js';
-import { buildTestApp, type TestApp } from '../../support/app.js';
+import { buildTestApp, type TestApp, waitFor } from '../../support/app.js';
 import { insertProject, insertStepRun, insertTask } from '../../support/rows.js';
+import { addProject, createTask, waitState } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
 
 async function svc(paths: TestApp['paths'], ...args: string[]) {
@@ -212,6 +213,61 @@ describe('backup while a task writes, then restore into a fresh data directory',
       expect(task.title).toBe(`task ${tasks.indexOf(id) + 1}`);
     }
     expect(statSync(paths.dbFile).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('backup while a real task runs a command step', () => {
+  it('restores the task, its step runs and the transcript lines written before the copy', async () => {
+    const t = await buildTestApp({ keepOpen: true });
+    const { project } = await addProject(t, {
+      chatty: [
+        'name: chatty',
+        'steps:',
+        '  - id: talk',
+        '    type: command',
+        '    run: for i in $(seq 1 40); do echo "line $i"; sleep 0.05; done',
+        '',
+      ].join('\n'),
+    });
+    const task = await createTask(t, {
+      project_id: project.id,
+      workflow: 'chatty',
+      title: 'chatty',
+    });
+    await waitState(t, task.id, 'running');
+    // Wait until the command has written a few lines, then back up while it keeps writing.
+    const transcript = await waitFor(() => {
+      const row = t.kernel.services.store.db
+        .prepare(
+          'SELECT transcript_path FROM step_runs WHERE task_id = ? AND transcript_path IS NOT NULL',
+        )
+        .pluck()
+        .get(task.id) as string | undefined;
+      return row && existsSync(row) && readFileSync(row, 'utf8').includes('line 5') ? row : null;
+    });
+    const archive = join(tempDir(), 'live.tar.gz');
+    await t.json<BackupResult>('POST', '/v1/daemon/backup', { path: archive });
+    expect(readFileSync(transcript, 'utf8')).not.toContain('line 40');
+    await waitState(t, task.id, 'done');
+    await t.close();
+
+    const fresh = tempDir('svc-restored-');
+    const paths = pathsFor(join(fresh, 'config'), join(fresh, 'data'));
+    expect((await svc(paths, 'restore', archive)).code).toBe(EXIT.ok);
+    const r = await buildTestApp({ root: fresh, kernel: { startEngine: false } });
+    const restored = await r.json<{ id: number; title: string; state: string }>(
+      'GET',
+      `/v1/tasks/${task.id}`,
+    );
+    // The copy was taken mid-run: the task is as it was then.
+    expect(restored).toMatchObject({ title: 'chatty', state: 'running' });
+    const steps = await r.json<Array<{ id: number; has_transcript: boolean }>>(
+      'GET',
+      `/v1/tasks/${task.id}/steps`,
+    );
+    expect(steps).toHaveLength(1);
+    const body = (await r.api('GET', `/v1/tasks/${task.id}/steps/${steps[0]?.id}/transcript`)).body;
+    for (let i = 1; i <= 5; i++) expect(body).toContain(`line ${i}`);
   });
 });
 
