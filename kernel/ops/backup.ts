@@ -285,7 +285,14 @@ export class BackupService {
       return result;
     } catch (err) {
       if (err instanceof SvcError) throw err;
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
+        throw new SvcError(
+          'validation_failed',
+          `the daemon cannot write in ${dirname(path)} (${code})`,
+          { field: 'path' },
+        );
+      if (code === 'EEXIST')
         throw new SvcError(
           'validation_failed',
           `${path} appeared while the backup ran; nothing was overwritten`,

@@ -100,6 +100,8 @@ export interface UpdateDeps {
 export class UpdateService {
   private timer: Timer | null = null;
   private polling: Promise<void> | null = null;
+  /** Aborts the request in flight when the daemon stops, so shutdown never waits on the network. */
+  private inFlight: AbortController | null = null;
   private stopped = false;
   private state: UpdateState;
   private readonly file: string;
@@ -145,6 +147,7 @@ export class UpdateService {
     this.stopped = true;
     this.timer?.cancel();
     this.timer = null;
+    this.inFlight?.abort(new Error('the daemon is stopping'));
   }
 
   async whenIdle(): Promise<void> {
@@ -180,6 +183,7 @@ export class UpdateService {
   async poll(): Promise<void> {
     const next: UpdateState = { ...this.state, last_attempt_at: formatMs(this.d.clock.now()) };
     const abort = new AbortController();
+    this.inFlight = abort;
     const timeout = this.d.clock.setTimer(UPDATE_REQUEST_TIMEOUT_MS, () =>
       abort.abort(new Error('the releases feed did not answer in 30s')),
     );
@@ -205,6 +209,7 @@ export class UpdateService {
       this.d.logger.warn({ err: next.error, url: this.d.feedUrl }, 'release check failed');
     } finally {
       timeout.cancel();
+      this.inFlight = null;
     }
     this.state = next;
     try {

@@ -169,6 +169,21 @@ describe('GET /v1/update and the release poller', () => {
     expect(feed.requests).toBe(1);
   });
 
+  it('stopping the daemon abandons a request the feed never answers', async () => {
+    const hung = createServer(() => {});
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    onTestFinished(() => {
+      hung.closeAllConnections();
+      return new Promise<void>((r) => hung.close(() => r()));
+    });
+    const url = `http://127.0.0.1:${(hung.address() as AddressInfo).port}/releases`;
+    const clock = new FakeClock();
+    const t = await buildTestApp({ clock, keepOpen: true, kernel: { releasesUrl: url } });
+    await clock.advance('1m');
+    await new Promise((r) => setTimeout(r, 50));
+    await t.close();
+  });
+
   it('a dev build is never behind', async () => {
     const feed = await feedServer([release('v99.0.0')]);
     const clock = new FakeClock();
