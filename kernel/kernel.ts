@@ -154,8 +154,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   await app.ready();
   if (opts.startEngine !== false) services.engine.start();
   // After the engine: recovery has closed interrupted runs before the pruner or a backup looks.
-  const startOps = opts.startOps !== false;
-  if (startOps) {
+  if (opts.startOps !== false) {
     services.retention.start();
     services.backups.start();
     services.updates.start();

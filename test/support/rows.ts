@@ -4,7 +4,6 @@
  * The engine's own tables and transcript writer do the writing, so rows look like the engine's.
  */
 import { join } from 'node:path';
-import { formatMs } from '../../kernel/clock/index.js';
 import { TranscriptWriter } from '../../kernel/proc/index.js';
 import {
   ProjectsTable,
@@ -143,5 +142,3 @@ export function insertStepRun(
   });
   return { id, transcript };
 }
-
-export const at = (ms: number) => formatMs(ms);
