@@ -8,10 +8,18 @@ import { ApiError, DaemonUnreachableError } from './client.js';
 import { type Command, makeContext, parseCommandArgs } from './command.js';
 import { configCommands } from './commands/config.js';
 import { daemonCommands } from './commands/daemon.js';
+import { doctorCommands } from './commands/doctor.js';
+import { maintenanceCommands } from './commands/maintenance.js';
 import { workflowCommands } from './commands/workflow.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 
-export const commands: Command[] = [...daemonCommands, ...configCommands, ...workflowCommands];
+export const commands: Command[] = [
+  ...daemonCommands,
+  ...configCommands,
+  ...workflowCommands,
+  ...doctorCommands,
+  ...maintenanceCommands,
+];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
