@@ -12,7 +12,13 @@ import type { EventLog } from '../events/index.js';
 import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
 import { LineSplitter, resolveEnvironment, startProcess, TranscriptWriter } from '../proc/index.js';
 import type { Project } from '../projects/index.js';
-import type { StepRunRow, StepRunsTable, Store, TaskRow } from '../store/index.js';
+import {
+  newStepRun,
+  type StepRunRow,
+  type StepRunsTable,
+  type Store,
+  type TaskRow,
+} from '../store/index.js';
 import type { InputBroker } from './input.js';
 import {
   durationMs,
@@ -46,6 +52,8 @@ export interface AttemptSpec {
   iteration: number;
   item: string | null;
   groupId: string | null;
+  /** A loop's extent for the iteration this attempt belongs to. */
+  loopTotal?: number;
   /** Name of the top-level step at this index (a sub-step row shows its group's name). */
   topName: string;
   context: Record<string, unknown>;
@@ -155,39 +163,25 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   const attempt = deps.runs.lastAttempt(task.id, index, step.id, iteration) + 1;
   const now = formatMs(deps.clock.now());
   const runId = deps.store.tx(() => {
-    const id = deps.runs.insert({
-      task_id: task.id,
-      step_index: index,
-      step_id: step.id,
-      step_name: spec.topName,
-      step_type: step.type,
-      group_id: spec.groupId,
-      attempt,
-      iteration,
-      loop_item: spec.item,
-      state: 'running',
-      agent: null,
-      model: null,
-      effort: null,
-      pid: null,
-      proc_started_at: null,
-      exit_code: null,
-      check_exit_code: null,
-      failure_reason: null,
-      skip_reason: null,
-      result_summary: '',
-      transcript_path: null,
-      input_tokens: null,
-      output_tokens: null,
-      cost_usd: null,
-      input_wait_ms: 0,
-      prompt_override: spec.override?.prompt_override ?? null,
-      run_override: spec.override?.run_override ?? null,
-      counts_retry: spec.counts_retry ? 1 : 0,
-      session_id: null,
-      started_at: now,
-      finished_at: null,
-    });
+    const id = deps.runs.insert(
+      newStepRun({
+        task_id: task.id,
+        step_index: index,
+        step_id: step.id,
+        step_name: spec.topName,
+        step_type: step.type,
+        group_id: spec.groupId,
+        attempt,
+        iteration,
+        loop_item: spec.item,
+        loop_total: spec.loopTotal ?? null,
+        state: 'running',
+        prompt_override: spec.override?.prompt_override ?? null,
+        run_override: spec.override?.run_override ?? null,
+        counts_retry: spec.counts_retry ? 1 : 0,
+        started_at: now,
+      }),
+    );
     if (iteration === 0) {
       deps.events.append(
         'step.started',

@@ -212,6 +212,7 @@ export class TaskCreator {
         depth: 0,
         lane_id: null,
         lane_order: null,
+        spawned_by_index: null,
         title,
         description: body.description ?? '',
         prompt: body.prompt ?? null,

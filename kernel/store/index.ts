@@ -14,6 +14,7 @@ export {
 export { type Migration, migrations, NEWEST_MIGRATION } from './migrations/index.js';
 export { type ProjectInsert, type ProjectRow, ProjectsTable } from './projects.js';
 export {
+  newStepRun,
   type StepRunInsert,
   type StepRunPatch,
   type StepRunRow,

@@ -10,6 +10,7 @@ export interface TaskRow {
   depth: number;
   lane_id: string | null;
   lane_order: number | null;
+  spawned_by_index: number | null;
   title: string;
   description: string;
   prompt: string | null;
