@@ -8,8 +8,32 @@ import { join } from 'node:path';
 import { branchExists, commitsPastBase, headCommit } from './repo.js';
 import { GitError, git, gitRaw } from './run.js';
 
-export async function pruneWorktrees(repo: string): Promise<void> {
-  await gitRaw(repo, ['worktree', 'prune']);
+const queues = new Map<string, Promise<void>>();
+
+/**
+ * Runs `fn` once every earlier worktree operation on `repo` has settled. git's worktree
+ * administration is not safe to run concurrently in one repository: `worktree add` reads every
+ * entry under .git/worktrees and fails on one that another add, remove or prune is writing
+ * ("failed to read .git/worktrees/N/commondir"). Tasks admitted together in one project would
+ * block with git_error, so adds, removes and prunes of one repository queue here (issue 11).
+ */
+function serially<T>(repo: string, fn: () => Promise<T>): Promise<T> {
+  const run = (queues.get(repo) ?? Promise.resolve()).then(fn);
+  const tail = run.then(
+    () => {},
+    () => {},
+  );
+  queues.set(repo, tail);
+  void tail.then(() => {
+    if (queues.get(repo) === tail) queues.delete(repo);
+  });
+  return run;
+}
+
+export function pruneWorktrees(repo: string): Promise<void> {
+  return serially(repo, async () => {
+    await gitRaw(repo, ['worktree', 'prune']);
+  });
 }
 
 /** Creates `path` on a new `branch` cut from `startPoint`. */
@@ -19,7 +43,9 @@ export async function addWorktree(
   branch: string,
   startPoint: string,
 ): Promise<void> {
-  await git(repo, ['worktree', 'add', '--quiet', '-b', branch, path, startPoint]);
+  await serially(repo, () =>
+    git(repo, ['worktree', 'add', '--quiet', '-b', branch, path, startPoint]),
+  );
 }
 
 /** Creates `path` checking out an existing `branch`. */
@@ -28,11 +54,12 @@ export async function addWorktreeForBranch(
   path: string,
   branch: string,
 ): Promise<void> {
-  await git(repo, ['worktree', 'add', '--quiet', path, branch]);
+  await serially(repo, () => git(repo, ['worktree', 'add', '--quiet', path, branch]));
 }
 
 export async function removeWorktree(repo: string, path: string, force: boolean): Promise<void> {
-  if (existsSync(repo)) {
+  if (!existsSync(repo)) return;
+  await serially(repo, async () => {
     const r = await gitRaw(repo, [
       'worktree',
       'remove',
@@ -41,8 +68,8 @@ export async function removeWorktree(repo: string, path: string, force: boolean)
     ]);
     if (r.code !== 0 && existsSync(path))
       throw new GitError(['worktree', 'remove', path], r.code, r.stderr);
-    await pruneWorktrees(repo);
-  }
+    await gitRaw(repo, ['worktree', 'prune']);
+  });
 }
 
 /** True when the worktree has uncommitted changes, untracked files included; null when git cannot tell. */
