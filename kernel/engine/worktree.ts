@@ -6,14 +6,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  addWorktree,
-  branchExists,
-  freshStartPoint,
-  GitError,
-  gitRaw,
-  pruneWorktrees,
-} from '../git/index.js';
+import { addWorktree, branchFacts, freshStartPoint, GitError, gitRaw } from '../git/index.js';
 import type { TaskRow } from '../store/index.js';
 import type { WorkflowSnapshot } from './model.js';
 
@@ -66,21 +59,23 @@ export async function prepareWorktree(
   }
   try {
     if (await isOurWorktree(path, branch)) return { ok: true, worktree: path };
-    if (await branchExists(projectPath, branch)) {
+    // One git process answers both branch checks and the base's upstream (issue 11).
+    const facts = await branchFacts(projectPath, [branch, task.base_branch]);
+    if (facts.get(branch)?.exists) {
       return {
         ok: false,
         reason: 'branch_exists',
         detail: `branch ${branch} already exists in ${projectPath}`,
       };
     }
-    if (!(await branchExists(projectPath, task.base_branch))) {
+    const base = facts.get(task.base_branch);
+    if (!base?.exists) {
       return {
         ok: false,
         reason: 'base_branch_missing',
         detail: `base branch ${task.base_branch} does not exist`,
       };
     }
-    await pruneWorktrees(projectPath);
     if (existsSync(path) && readdirSync(path).length > 0) {
       return {
         ok: false,
@@ -90,9 +85,10 @@ export async function prepareWorktree(
     }
     const start =
       opts.fetchBase && !opts.isLane
-        ? await freshStartPoint(projectPath, task.base_branch)
+        ? await freshStartPoint(projectPath, task.base_branch, undefined, base.upstream)
         : task.base_branch;
-    await addWorktree(projectPath, path, branch, start);
+    // replaceStale: a registration left by a worktree deleted by hand no longer needs a prune.
+    await addWorktree(projectPath, path, branch, start, { replaceStale: true });
     return { ok: true, worktree: path };
   } catch (err) {
     const detail = err instanceof GitError ? err.message : (err as Error).message;

@@ -36,15 +36,22 @@ export function pruneWorktrees(repo: string): Promise<void> {
   });
 }
 
-/** Creates `path` on a new `branch` cut from `startPoint`. */
+/**
+ * Creates `path` on a new `branch` cut from `startPoint`. `replaceStale` adds `--force`, which
+ * (with `-b`, on a path the caller found absent or empty) only overrides git's refusal of a path
+ * still registered to a worktree that was deleted by hand — what a `worktree prune` before every
+ * add used to clear, one git process more per task.
+ */
 export async function addWorktree(
   repo: string,
   path: string,
   branch: string,
   startPoint: string,
+  opts: { replaceStale?: boolean } = {},
 ): Promise<void> {
+  const force = opts.replaceStale ? ['--force'] : [];
   await serially(repo, () =>
-    git(repo, ['worktree', 'add', '--quiet', '-b', branch, path, startPoint]),
+    git(repo, ['worktree', 'add', '--quiet', ...force, '-b', branch, path, startPoint]),
   );
 }
 
@@ -101,13 +108,15 @@ export async function upstreamOf(repo: string, branch: string): Promise<Upstream
  * Refreshes `base` from its upstream and returns the start point for a new branch (decision 012):
  * the upstream's tip when the local base is behind it (fast-forwardable), else the local base.
  * Any failure — no upstream, no remote, an unreachable host — falls back to the local base silently.
+ * `known` is the upstream when the caller already read it (branchFacts), saving two git calls.
  */
 export async function freshStartPoint(
   repo: string,
   base: string,
   timeoutMs = 30_000,
+  known?: Upstream | null,
 ): Promise<string> {
-  const up = await upstreamOf(repo, base);
+  const up = known === undefined ? await upstreamOf(repo, base) : known;
   if (!up) return base;
   const tracking = `refs/svc-fetch/${base}`;
   const r = await gitRaw(
