@@ -5,12 +5,14 @@
  * `method_not_allowed` with `Allow`, and anything unexpected is 500 `internal` with no internals in
  * the message (decision 003).
  */
+import { createRequire } from 'node:module';
 import fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type FastifyServerOptions,
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
@@ -32,6 +34,25 @@ export const SERVER_TIMEOUTS = {
   keepAliveTimeoutMs: 5_000,
   connectionTimeoutMs: 120_000,
 };
+
+/**
+ * svc validates with zod (kernel/http/validate.ts) and declares no JSON schema on any route, yet
+ * fastify requires ajv and fast-json-stringify when the app is built unless a compiler factory is
+ * given — about a fifth of a cold start (issue 11, docs/performance.md). These factories load the
+ * stock compilers only if some route ever asks for one.
+ */
+const lazyRequire = createRequire(import.meta.url);
+type Factories = NonNullable<
+  NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
+>;
+function lazyCompiler<F extends (...args: never[]) => unknown>(pkg: string): F {
+  let real: F | null = null;
+  const factory = (...args: Parameters<F>) => {
+    real ??= (lazyRequire(pkg) as () => F)();
+    return real(...args);
+  };
+  return factory as F;
+}
 
 function sendError(reply: FastifyReply, err: SvcError): void {
   const body: { error: { code: string; message: string; details?: Record<string, unknown> } } = {
@@ -85,6 +106,15 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     connectionTimeout: SERVER_TIMEOUTS.connectionTimeoutMs,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    schemaController: {
+      compilersFactory: {
+        buildValidator:
+          lazyCompiler<NonNullable<Factories['buildValidator']>>('@fastify/ajv-compiler'),
+        buildSerializer: lazyCompiler<NonNullable<Factories['buildSerializer']>>(
+          '@fastify/fast-json-stringify-compiler',
+        ),
+      },
+    },
   });
   app.server.headersTimeout = SERVER_TIMEOUTS.headersTimeoutMs;
   installBodyParser(app);
