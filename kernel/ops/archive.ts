@@ -24,7 +24,6 @@ import {
 } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import Database from 'better-sqlite3';
-import { create as tarCreate } from 'tar';
 import { type Clock, formatNs } from '../clock/index.js';
 import type { Paths } from '../daemon/paths.js';
 import type { Db } from '../store/index.js';
@@ -133,6 +132,8 @@ export async function writeArchive(src: ArchiveSources, target: string): Promise
     };
     let transcriptBytes = 0;
     const archive = join(stage, 'archive.tar.gz');
+    // Loaded on first backup, not at every daemon start (issue 11, cold start).
+    const { create: tarCreate } = await import('tar');
     await tarCreate(
       {
         gzip: true,
