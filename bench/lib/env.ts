@@ -7,7 +7,13 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Paths, pathsFor, type RunningDaemon, runDaemon } from '../../kernel/daemon/index.js';
+import {
+  DAEMON_NODE_FLAGS,
+  type Paths,
+  pathsFor,
+  type RunningDaemon,
+  runDaemon,
+} from '../../kernel/daemon/index.js';
 import { now } from './stats.js';
 
 const IDENTITY = {
@@ -146,10 +152,10 @@ export async function waitHealthy(getUrl: () => string | null, timeoutMs = 30_00
   }
 }
 
-/** Starts `svc daemon run` in its own process, the way `svc daemon start` does. */
+/** Starts `svc daemon run` in its own process with the flags `svc daemon start` gives it. */
 export async function spawnDaemon(paths: Paths): Promise<ChildDaemon> {
   const t0 = now();
-  const child = spawn(process.execPath, [SVC_BIN, 'daemon', 'run'], {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, SVC_BIN, 'daemon', 'run'], {
     env: { ...process.env, SVC_DATA_DIR: paths.dataDir, SVC_CONFIG_DIR: paths.configDir },
     stdio: 'ignore',
   });
