@@ -24,7 +24,11 @@ import { jsonOr, SETTLED_STATES, type WorkflowSnapshot } from './model.js';
 import type { AgentPort, WorkflowPort } from './ports.js';
 import { type RecoveryReport, recover } from './recovery.js';
 import { Runner } from './runner.js';
-import type { CreateTask } from './schema.js';
+import { type CreateTask, LIST_PAGE_DEFAULT } from './schema.js';
+
+/** No default page for lanes: fan_out caps bound them (SPEC §8), and they have no cursor. */
+const LANES_UNPAGED = 1_000_000;
+
 import { TaskStates } from './state.js';
 import {
   childrenRollup,
@@ -276,7 +280,8 @@ export class Engine {
       params.push(q.cursor);
     }
     const order = q.parent_id !== undefined ? 'lane_order, id' : 'id DESC';
-    const limit = q.limit ?? 1_000_000;
+    // Lanes of one parent come whole (the fan-out caps bound them); everything else is paged.
+    const limit = q.limit ?? (q.parent_id !== undefined ? LANES_UNPAGED : LIST_PAGE_DEFAULT);
     const sql = `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
     const rows = this.d.store.db.prepare(sql).all(...params, limit + 1) as TaskRow[];
     const more = rows.length > limit;

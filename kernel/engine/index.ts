@@ -17,6 +17,8 @@ export {
   ArchiveSchema,
   CreateTaskSchema,
   FollowUpSchema,
+  LIST_PAGE_DEFAULT,
+  LIST_PAGE_MAX,
   PatchTaskSchema,
   RepairSchema,
   RetrySchema,
