@@ -123,12 +123,21 @@ export interface ChildDaemon {
   api: Api;
   /** Milliseconds from spawn to the first 200 from /v1/health. */
   startMs: number;
+  /** CPU the process had used by then (user + system, 10 ms ticks). */
+  startCpuMs: number;
   rssBytes(): number;
   stop(): Promise<void>;
 }
 
 /** The built CLI, as a user runs it. */
 export const SVC_BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
+
+/** User + system CPU of a process so far, from /proc (clock ticks of 10 ms). */
+export function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 export function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -169,12 +178,14 @@ export async function spawnDaemon(paths: Paths): Promise<ChildDaemon> {
     return url;
   });
   const startMs = now() - t0;
-  const token = readFileSync(paths.tokenFile, 'utf8').trim();
   const pid = child.pid as number;
+  const startCpuMs = cpuMsOf(pid);
+  const token = readFileSync(paths.tokenFile, 'utf8').trim();
   return {
     pid,
     api: apiFor(url as unknown as string, token),
     startMs,
+    startCpuMs,
     rssBytes: () => rssOf(pid),
     stop: async () => {
       child.kill('SIGTERM');

@@ -27,12 +27,20 @@ export function seedHistory(
   ensurePrivateDir(paths.dataDir);
   const db = openDatabase(paths.dbFile);
   const ts = new Date().toISOString().replace(/\.\d+Z$/, '.000Z');
+  // Shaped like a real snapshot: an agent prompt of a couple of KiB, a command, a gate.
   const snapshot = JSON.stringify({
     name: 'one',
+    description: 'Plan, build and test a change',
+    fields: [{ name: 'ticket', type: 'string', required: true }],
     steps: [
-      { id: 'plan', type: 'command', run: 'true' },
-      { id: 'build', type: 'command', run: 'make' },
-      { id: 'test', type: 'command', run: 'make test' },
+      {
+        id: 'plan',
+        type: 'agent',
+        agent: 'claude',
+        prompt: `Read the ticket {{ .Fields.ticket }} and plan the change. ${'Keep the diff small. '.repeat(100)}`,
+      },
+      { id: 'build', type: 'command', run: 'make', timeout: '15m' },
+      { id: 'test', type: 'manual', instructions: 'Check the result.' },
     ],
   });
   db.prepare(

@@ -262,13 +262,16 @@ export class Engine {
   list(q: ListQuery): { rows: Array<Record<string, unknown>>; next_cursor: number | null } {
     const where: string[] = [];
     const params: unknown[] = [];
+    // `+column` keeps SQLite off the state and project indexes here: with them it sorted every
+    // matching row (66 ms for one state at 10,000 tasks); walking ids newest first and stopping
+    // after one page costs at most one pass over the table (issue 11, docs/performance.md).
     if (q.state) {
-      where.push('state = ?');
+      where.push('+state = ?');
       params.push(q.state);
-    } else if (q.archived === 'true') where.push("state = 'archived'");
-    else if (q.archived !== 'all') where.push("state <> 'archived'");
+    } else if (q.archived === 'true') where.push("+state = 'archived'");
+    else if (q.archived !== 'all') where.push("+state <> 'archived'");
     if (q.project_id !== undefined) {
-      where.push('project_id = ?');
+      where.push('+project_id = ?');
       params.push(q.project_id);
     }
     if (q.parent_id !== undefined) {

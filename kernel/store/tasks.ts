@@ -127,13 +127,13 @@ export class TasksTable {
       .all(parentId) as TaskRow[];
   }
 
-  /** Every task below `rootId` in its fan-out tree (not the root itself). */
+  /** Every task below `rootId` in its fan-out tree (not the root itself); the subtree drives the join. */
   descendants(id: number): TaskRow[] {
     return this.db
       .prepare(
         `WITH RECURSIVE sub(id) AS (SELECT id FROM tasks WHERE parent_task_id = ? UNION ALL
            SELECT t.id FROM tasks t JOIN sub ON t.parent_task_id = sub.id)
-         SELECT tasks.* FROM tasks JOIN sub ON tasks.id = sub.id ORDER BY tasks.id`,
+         SELECT tasks.* FROM sub CROSS JOIN tasks ON tasks.id = sub.id ORDER BY tasks.id`,
       )
       .all(id) as TaskRow[];
   }
