@@ -6,12 +6,14 @@
 import { createHash } from 'node:crypto';
 import { type Clock, formatMs } from '../clock/index.js';
 import type { ConfigService } from '../config/index.js';
+import { effectiveContainer, runtimeProblem } from '../container/index.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { branchExists } from '../git/index.js';
-import type { ProjectService } from '../projects/index.js';
+import type { Project, ProjectService } from '../projects/index.js';
 import type { Store, TaskRow, TasksTable } from '../store/index.js';
 import { branchFor } from './branch.js';
+import { everyStep, type WorkflowSnapshot } from './model.js';
 import type { AgentPort, WorkflowPort } from './ports.js';
 import type { CreateTask } from './schema.js';
 
@@ -97,6 +99,38 @@ export class TaskCreator {
     return task;
   }
 
+  /** SPEC §2.10 container conditions judged at creation: the host OS, the runtime, network vs MCP wiring. */
+  private async checkContainer(snapshot: WorkflowSnapshot, project: Project): Promise<void> {
+    const config = this.d.config.current();
+    const container = effectiveContainer(config, snapshot.defaults);
+    if (!container) return;
+    if (process.platform === 'win32') {
+      throw new SvcError(
+        'validation_failed',
+        'a Windows daemon cannot run containerized tasks; set container.image to "" to run on the host',
+        { field: 'container.image' },
+      );
+    }
+    const problem = await runtimeProblem(container.runtime);
+    if (problem) throw new SvcError('validation_failed', problem, { field: 'container.runtime' });
+    if (!container.network && config.mcp.wire_steps) {
+      const steps = everyStep(snapshot.steps, (name) => {
+        try {
+          return this.d.workflows.forTask(name, project).snapshot.steps;
+        } catch {
+          return null;
+        }
+      });
+      if (steps.some((s) => s.type === 'agent')) {
+        throw new SvcError(
+          'validation_failed',
+          `workflow ${snapshot.name} has agent steps, which need the network to reach their MCP endpoint: set container.network: true or mcp.wire_steps: false`,
+          { field: 'workflow' },
+        );
+      }
+    }
+  }
+
   async create(
     body: CreateTask,
     opts: { idempotencyKey?: string; via?: string } = {},
@@ -144,6 +178,7 @@ export class TaskCreator {
         field: fields.field ? `fields.${fields.field}` : 'fields',
       });
 
+    await this.checkContainer(wf.snapshot, project);
     const baseBranch = body.base_branch ?? project.default_branch;
     if (!(await branchExists(project.path, baseBranch))) {
       throw new SvcError(
