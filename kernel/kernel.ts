@@ -37,6 +37,8 @@ export interface KernelOptions {
   agents?: AgentPort;
   /** Run crash recovery and admission at start (default true). */
   startEngine?: boolean;
+  /** Start trigger loops and the forge reconciler (default true). */
+  startTriggers?: boolean;
   /** Overrides the built-in plugin folder (tests of discovery). */
   builtinPluginRoot?: string;
 }
@@ -103,6 +105,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
         notifier: services.notifier,
         workflows: opts.workflows ?? unavailableWorkflows,
         agents: opts.agents ?? namesOnlyAgents(registry),
+        forge: services.forge,
       }),
     ),
   });
@@ -131,6 +134,37 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   });
   await app.ready();
   if (opts.startEngine !== false) services.engine.start();
+  services.engine.addViewDecorator((task, _snap, view) =>
+    services.forgeReconciler.decorate(task.id, view),
+  );
+  if (opts.startTriggers !== false) {
+    // Trigger actions replay the task routes through the app itself (decision 082).
+    services.triggers.start(async (req) => {
+      const res = await app.inject({
+        method: req.method,
+        url: req.path,
+        headers: {
+          host: '127.0.0.1',
+          authorization: `Bearer ${token}`,
+          ...(req.body !== null && req.body !== undefined
+            ? { 'content-type': 'application/json' }
+            : {}),
+          ...req.headers,
+        },
+        ...(req.body !== null && req.body !== undefined
+          ? { payload: JSON.stringify(req.body) }
+          : {}),
+      });
+      let body: unknown = null;
+      try {
+        body = res.body ? JSON.parse(res.body) : null;
+      } catch {
+        body = res.body;
+      }
+      return { status: res.statusCode, body };
+    });
+    services.forgeReconciler.start();
+  }
 
   let closed = false;
   return {
@@ -140,6 +174,8 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     close: async () => {
       if (closed) return;
       closed = true;
+      services.forgeReconciler.stop();
+      await services.triggers.stop();
       await services.engine.stop();
       services.streams.closeAll();
       await app.close();

@@ -6,6 +6,7 @@ import { daemonRoutes } from './daemon.js';
 import { eventsRoutes } from './events.js';
 import { projectRoutes } from './projects.js';
 import { taskRoutes } from './tasks.js';
+import { triggerRoutes } from './triggers.js';
 
 export type RouteModule = (app: FastifyInstance, s: Services) => void;
 
@@ -15,4 +16,5 @@ export const routeModules: RouteModule[] = [
   eventsRoutes,
   projectRoutes,
   taskRoutes,
+  triggerRoutes,
 ];
