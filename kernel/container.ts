@@ -14,11 +14,18 @@ import { EventLog } from './events/index.js';
 import { ForgeReconciler, ForgeService } from './forge/index.js';
 import { StreamSet } from './http/sse.js';
 import { Notifier } from './ops/notify.js';
-import type { Registry } from './plugin/index.js';
+import type { AgentValueSets, Registry } from './plugin/index.js';
 import { ProjectService } from './projects/index.js';
 import { Scheduler } from './scheduler/index.js';
 import { ProjectsTable, type Store, TasksTable } from './store/index.js';
 import { TriggerService } from './triggers/index.js';
+import {
+  agentValuesFrom,
+  currentHost,
+  type HostPlatform,
+  type ProjectLookup,
+  WorkflowRegistry,
+} from './workflows/index.js';
 
 export interface Services {
   projects: ProjectService;
@@ -41,6 +48,14 @@ export interface Services {
   daemon: DaemonState;
   /** Interval of SSE heartbeat comments; short in tests. */
   heartbeatMs: number;
+  /** Projects as the workflow registry sees them; the projects store registers itself here. */
+  projectLookup: ProjectLookup;
+  /** Agent, model and effort value sets for workflow validation and the schema route. */
+  agentValues: () => AgentValueSets;
+  /** The host as workflow `platforms` see it. */
+  hostPlatform: HostPlatform;
+  /** The workflow registry: built-in, global and project workflows (SPEC §2.7). */
+  workflows: WorkflowRegistry;
 }
 
 export interface ContainerSeed {
@@ -52,6 +67,8 @@ export interface ContainerSeed {
   registry: Registry;
   daemon: DaemonState;
   heartbeatMs: number;
+  projectLookup?: ProjectLookup;
+  hostPlatform?: HostPlatform;
 }
 
 export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
@@ -100,6 +117,29 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
     scheduler: asFunction(
       ({ store, config, clock, logger }: Services) =>
         new Scheduler(new TasksTable(store.db), new ProjectsTable(store.db), config, clock, logger),
+    ).singleton(),
+    // The projects store is the lookup; a seed may stand in for it.
+    projectLookup: asFunction(
+      ({ projects }: Services) => seed.projectLookup ?? projects,
+    ).singleton(),
+    hostPlatform: asValue(seed.hostPlatform ?? currentHost()),
+    agentValues: asFunction(({ registry }: Services) => agentValuesFrom(registry)).singleton(),
+    workflows: asFunction(
+      (c: Services) =>
+        new WorkflowRegistry({
+          paths: c.paths,
+          config: c.config,
+          types: c.registry,
+          // Looked up on each call, so a projects store registered later is the one used.
+          projects: {
+            get: (id) => container.cradle.projectLookup.get(id),
+            list: () => container.cradle.projectLookup.list(),
+          },
+          agentValues: () => container.cradle.agentValues(),
+          events: c.events,
+          logger: c.logger,
+          host: c.hostPlatform,
+        }),
     ).singleton(),
   });
   return container;

@@ -70,8 +70,14 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
-/** Values callers branch on. Flat on purpose: clients match on keys, not on nested shapes. */
-export type ErrorDetails = Record<string, string | number | boolean | null | number[] | string[]>;
+/**
+ * Values callers branch on. Flat on purpose: clients match on keys, not on nested shapes. The one
+ * exception is a list of findings (`details.errors` on a workflow or trigger write, SPEC §7).
+ */
+export type ErrorDetails = Record<
+  string,
+  string | number | boolean | null | number[] | string[] | ReadonlyArray<object>
+>;
 
 export class SvcError extends Error {
   readonly svcError = true as const;

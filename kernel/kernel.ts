@@ -3,6 +3,7 @@
  * the HTTP app — everything but listening, so tests get the real app through `inject` and
  * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
  */
+import { mkdirSync } from 'node:fs';
 import { type AwilixContainer, asValue } from 'awilix';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -22,6 +23,7 @@ import { SvcError } from './errors.js';
 import { buildApp, type RouteModule, routeModules } from './http/index.js';
 import { loadPlugins, Registry } from './plugin/index.js';
 import { openDatabase, Store } from './store/index.js';
+import { type HostPlatform, taskWorkflowsFrom } from './workflows/index.js';
 
 export interface KernelOptions {
   paths: Paths;
@@ -41,6 +43,8 @@ export interface KernelOptions {
   startTriggers?: boolean;
   /** Overrides the built-in plugin folder (tests of discovery). */
   builtinPluginRoot?: string;
+  /** The host as workflow `platforms` see it (tests of `unsupported`). */
+  hostPlatform?: HostPlatform;
 }
 
 export interface Kernel {
@@ -88,8 +92,11 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     registry,
     daemon,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
+    hostPlatform: opts.hostPlatform,
   });
   const services = container.cradle;
+  // The global workflow scope exists from the first start, so users find where files go.
+  mkdirSync(paths.workflowsDir, { recursive: true, mode: 0o755 });
   container.register({
     engine: asValue(
       new Engine({
@@ -103,7 +110,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
         projects: services.projects,
         scheduler: services.scheduler,
         notifier: services.notifier,
-        workflows: opts.workflows ?? unavailableWorkflows,
+        workflows: opts.workflows ?? taskWorkflowsFrom(services.workflows),
         agents: opts.agents ?? namesOnlyAgents(registry),
         forge: services.forge,
       }),
@@ -178,22 +185,13 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       await services.triggers.stop();
       await services.engine.stop();
       services.streams.closeAll();
+      await services.workflows.close();
       await app.close();
       await config.close();
       store.close();
     },
   };
 }
-
-/** Until the workflow registry is wired, task creation names the missing piece instead of guessing. */
-const unavailableWorkflows: WorkflowPort = {
-  forTask: () => {
-    throw new SvcError('validation_failed', 'the workflow registry is not loaded', {
-      field: 'workflow',
-    });
-  },
-  checkFields: (_s, fields) => ({ ok: true, fields, defaulted: [] }),
-};
 
 /** Checks only that agent overrides name a registered adapter. */
 function namesOnlyAgents(registry: Registry): AgentPort {

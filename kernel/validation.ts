@@ -8,7 +8,10 @@ import type { z } from 'zod';
 export interface Finding {
   path: string;
   message: string;
+  /** 1-based source line, when the finding is about a file and the line could be located. */
   line?: number;
+  /** A stable snake_case id of the rule that failed; tests and clients match on it, not on prose. */
+  code?: string;
 }
 
 export function formatPath(path: ReadonlyArray<PropertyKey>): string {

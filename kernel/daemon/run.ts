@@ -89,6 +89,7 @@ export async function runDaemon(
     };
     writeFileAtomic(paths.daemonJson, `${JSON.stringify(info, null, 2)}\n`, 0o600);
     kernel.services.config.watch();
+    kernel.services.workflows.watch();
     kernel.services.events.append(
       'daemon.started',
       {},

@@ -448,10 +448,15 @@ export class TaskActions {
       warnings = wf.warnings;
     } else if (body.run !== undefined) {
       kind = 'run';
-      steps = [{ id: `follow-up-${round}`, type: 'command', run: body.run }];
+      steps = [{ id: `follow-up-${round}`, type: 'command', run: body.run, max_retries: 0 }];
     } else {
       kind = 'prompt';
-      const step: StepDef = { id: `follow-up-${round}`, type: 'agent', prompt: body.prompt ?? '' };
+      const step: StepDef = {
+        id: `follow-up-${round}`,
+        type: 'agent',
+        prompt: body.prompt ?? '',
+        max_retries: 0,
+      };
       if (body.agent) step.agent = body.agent;
       if (body.model) step.model = body.model;
       if (body.effort) step.effort = body.effort;

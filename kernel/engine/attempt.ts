@@ -14,7 +14,14 @@ import { LineSplitter, resolveEnvironment, startProcess, TranscriptWriter } from
 import type { Project } from '../projects/index.js';
 import type { StepRunRow, StepRunsTable, Store, TaskRow } from '../store/index.js';
 import type { InputBroker } from './input.js';
-import { fieldsOf, type StepDef, stepName, type WorkflowSnapshot } from './model.js';
+import {
+  durationMs,
+  fieldsOf,
+  type StepDef,
+  stepName,
+  stepSetting,
+  type WorkflowSnapshot,
+} from './model.js';
 import { renderPlain, renderShell } from './render.js';
 
 export interface AttemptDeps {
@@ -135,16 +142,11 @@ export function stepTimeoutMs(
   config: Config,
   kind: 'agent' | 'command',
 ): number {
-  const own = typeof step.timeout === 'string' ? step.timeout : undefined;
-  const dflt =
-    typeof snapshot.defaults?.timeout === 'string'
-      ? (snapshot.defaults.timeout as string)
-      : undefined;
-  const text =
-    own ??
-    dflt ??
-    (kind === 'agent' ? config.defaults.agent_timeout : config.defaults.command_timeout);
-  return parseDuration(text);
+  const set = stepSetting(step, snapshot, 'timeout');
+  if (typeof set === 'string') return durationMs(set);
+  return parseDuration(
+    kind === 'agent' ? config.defaults.agent_timeout : config.defaults.command_timeout,
+  );
 }
 
 export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<AttemptResult> {
@@ -218,7 +220,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   const ts = () => formatNs(deps.clock.nowNs());
   transcript.annotate(
     'step_started',
-    { task_id: task.id, step_id: step.id, attempt, type: step.type, run_id: runId },
+    { task_id: task.id, step_id: step.id, attempt, step_type: step.type, run_id: runId },
     ts(),
   );
 
@@ -252,6 +254,10 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         default_branch: project.default_branch,
       },
       restricted: task.restricted === 1,
+      agent_override: task.agent_override,
+      model_override: task.model_override,
+      effort_override: task.effort_override,
+      prompt: task.prompt ?? '',
     },
     step: {
       id: step.id,
@@ -266,12 +272,11 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     signal,
     platform: process.platform,
     timeoutMs: (kind) => stepTimeoutMs(step, spec.snapshot, config, kind),
+    setting: (key) => stepSetting(step, spec.snapshot, key),
     checkTimeoutMs: () =>
-      parseDuration(
-        typeof step.check_timeout === 'string'
-          ? step.check_timeout
-          : config.defaults.command_timeout,
-      ),
+      typeof step.check_timeout === 'string'
+        ? durationMs(step.check_timeout)
+        : parseDuration(config.defaults.command_timeout),
     render: (template, opts) =>
       opts?.shell
         ? renderShell(template, context)
@@ -378,12 +383,10 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
       return scratch;
     },
     inputTimeoutMs: () => {
-      const own = typeof step.input_timeout === 'string' ? step.input_timeout : undefined;
-      const dflt =
-        typeof spec.snapshot.defaults?.input_timeout === 'string'
-          ? (spec.snapshot.defaults.input_timeout as string)
-          : undefined;
-      return parseDuration(own ?? dflt ?? config.defaults.input_timeout);
+      const set = stepSetting(step, spec.snapshot, 'input_timeout');
+      return typeof set === 'string'
+        ? durationMs(set)
+        : parseDuration(config.defaults.input_timeout);
     },
     requestInput: async (wait) => {
       current?.pauseTimeout();

@@ -115,9 +115,13 @@ export class TaskCreator {
     }
     const project = d.projects.get(body.project_id);
     if (!project)
-      throw new SvcError('validation_failed', `project ${body.project_id} not found`, {
-        field: 'project_id',
-      });
+      throw new SvcError(
+        'validation_failed',
+        `project_id ${body.project_id} does not name a project`,
+        {
+          field: 'project_id',
+        },
+      );
     if (body.forge_issue !== undefined && body.forge_pull !== undefined) {
       throw new SvcError('validation_failed', 'give forge_issue or forge_pull, not both', {
         field: 'forge_pull',

@@ -3,6 +3,8 @@
  * is whatever the workflow format produced at creation (includes spliced); the engine reads it
  * structurally so a step type added by a plugin needs no engine change.
  */
+
+import { workflowDurationMs } from '../plugin/index.js';
 import type { TaskRow } from '../store/index.js';
 import type { TaskState } from '../task-states.js';
 
@@ -113,3 +115,22 @@ export const SWALLOWABLE = new Set([
 
 export const TERMINAL_STATES: readonly TaskState[] = ['done', 'aborted', 'archived'];
 export const SETTLED_STATES: readonly TaskState[] = ['done', 'aborted', 'archived'];
+
+/**
+ * A setting of a step as it resolves (SPEC §2.8 defaults, decision 025): the step's own value, then
+ * the defaults its include carried in, then the workflow's defaults. Undefined means the config
+ * default applies.
+ */
+export function stepSetting(step: StepDef, snapshot: WorkflowSnapshot, key: string): unknown {
+  if (step[key] !== undefined) return step[key];
+  const carried = step.include_defaults as Record<string, unknown> | undefined;
+  if (carried && carried[key] !== undefined) return carried[key];
+  return snapshot.defaults?.[key];
+}
+
+/** A workflow duration in milliseconds (Go units, decision 021); throws on a malformed one. */
+export function durationMs(text: string): number {
+  const ms = workflowDurationMs(text);
+  if (ms === null) throw new Error(`not a duration: ${JSON.stringify(text)}`);
+  return ms;
+}

@@ -14,6 +14,7 @@ import type { ProjectsTable, StepRunRow, TaskRow, TasksTable } from '../store/in
 import { type AttemptDeps, type AttemptResult, closeRow, runAttempt } from './attempt.js';
 import { buildContext } from './context.js';
 import {
+  durationMs,
   type FollowUpSpec,
   jsonOr,
   type PendingOverride,
@@ -22,6 +23,7 @@ import {
   SWALLOWABLE,
   snapshotOf,
   stepName,
+  stepSetting,
   type WorkflowSnapshot,
 } from './model.js';
 import { evaluateGuard } from './render.js';
@@ -366,17 +368,13 @@ export class Runner {
   }
 
   private maxRetries(step: StepDef, snapshot: WorkflowSnapshot): number {
-    if (typeof step.max_retries === 'number') return step.max_retries;
-    const d = snapshot.defaults?.max_retries;
-    return typeof d === 'number' ? d : 1;
+    const v = stepSetting(step, snapshot, 'max_retries');
+    return typeof v === 'number' ? v : 1;
   }
 
   private backoffMs(step: StepDef, snapshot: WorkflowSnapshot): number {
-    const v =
-      typeof step.retry_backoff === 'string'
-        ? step.retry_backoff
-        : snapshot.defaults?.retry_backoff;
-    return typeof v === 'string' ? parseDuration(v) : 0;
+    const v = stepSetting(step, snapshot, 'retry_backoff');
+    return typeof v === 'string' ? durationMs(v) : 0;
   }
 
   /** max_task_cost_usd / max_tree_cost_usd after an attempt that reported a cost (SPEC §2.10). */

@@ -50,6 +50,7 @@ export type {
   UsageTotals,
   VersionWindow,
 } from './agent.js';
+export { agentValueFindings } from './agent-values.js';
 // Kernel-side members of this room (plugins have no use for them).
 export { builtinPluginFiles, loadPlugins } from './discover.js';
 export {
@@ -65,6 +66,7 @@ export {
   type IssueQuery,
   type PullQuery,
 } from './forge.js';
+export { requireInputFindings } from './nesting.js';
 export { type LoadedPlugin, PluginError, type PluginKind, Registry } from './registry.js';
 export {
   diffSnapshot,
@@ -72,7 +74,41 @@ export {
   type SnapshotChange,
   type SnapshotDiff,
 } from './snapshot.js';
-export { defineStepType, type StepType, type StepTypeMeta } from './step.js';
+export {
+  type AgentValueSets,
+  COMMON_STEP_KEYS,
+  type CommonStepKey,
+  type DefaultsKey,
+  defineStepType,
+  type PathSegment,
+  type ResolvedValue,
+  type SchemaControl,
+  type SchemaRow,
+  STEP_CONTEXTS,
+  type StepChildren,
+  type StepContextName,
+  type StepFinding,
+  type StepType,
+  type StepTypeMeta,
+  type StepValidationContext,
+} from './step.js';
+export {
+  AGENT_KEY_SCHEMAS,
+  AGENT_ROWS,
+  CHECK_ROWS,
+  COMMON_KEY_SCHEMAS,
+  COMMON_ROWS,
+  commonShape,
+  durationSchema,
+  ON_INPUT_MODES,
+  PERMISSION_MODES,
+  requiredTemplateSchema,
+  SHELLS,
+  SLUG_PATTERN,
+  slugSchema,
+  templateSchema,
+  workflowDurationMs,
+} from './step-keys.js';
 export type {
   InputOutcome,
   InputWait,

@@ -5,7 +5,7 @@
  */
 import type { AgentAdapter } from './agent.js';
 import type { Forge } from './forge.js';
-import type { StepType } from './step.js';
+import { STEP_CONTEXTS, type StepType } from './step.js';
 import type { TriggerSource } from './trigger.js';
 
 export type PluginKind = 'step_type' | 'agent' | 'trigger_source' | 'forge';
@@ -27,6 +27,24 @@ export interface LoadedPlugin {
   source: 'builtin' | 'config';
   file: string;
   provides: Array<{ kind: PluginKind; id: string }>;
+}
+
+const CONTEXTS: readonly string[] = STEP_CONTEXTS;
+
+/** Why a value is not a usable step type (checked on data: plugins may bundle their own zod), or null. */
+function stepTypeShapeProblem(stepType: StepType): string | null {
+  const meta = (stepType as Partial<StepType> | undefined)?.meta;
+  if (!meta || typeof meta !== 'object') return 'has no meta';
+  if (typeof (meta.schema as { safeParse?: unknown } | undefined)?.safeParse !== 'function')
+    return `"${String(meta.type)}" has no zod schema in meta.schema`;
+  for (const key of ['rows', 'common', 'contexts', 'templates', 'reasons'] as const) {
+    if (!Array.isArray(meta[key])) return `"${String(meta.type)}" has no meta.${key} list`;
+  }
+  if (meta.contexts.length === 0 || !meta.contexts.every((c) => CONTEXTS.includes(c)))
+    return `"${String(meta.type)}" declares meta.contexts outside ${CONTEXTS.join(', ')}`;
+  if (typeof meta.docs?.summary !== 'string')
+    return `"${String(meta.type)}" has no meta.docs.summary`;
+  return null;
 }
 
 export class Registry {
@@ -86,7 +104,9 @@ export class Registry {
   }
 
   registerStepType(plugin: string, stepType: StepType): void {
-    this.add(this.stepTypes, 'step_type', stepType?.meta?.type, stepType, plugin);
+    const problem = stepTypeShapeProblem(stepType);
+    if (problem) throw new PluginError(`plugin ${plugin} registered a step type that ${problem}`);
+    this.add(this.stepTypes, 'step_type', stepType.meta.type, stepType, plugin);
   }
 
   registerAgent(plugin: string, adapter: AgentAdapter): void {

@@ -52,6 +52,12 @@ export interface TaskView {
   worktree: string;
   project: { id: number; name: string; path: string; default_branch: string };
   restricted: boolean;
+  /** Task-level agent overrides (SPEC §4.4 create), null when unset. */
+  agent_override: string | null;
+  model_override: string | null;
+  effort_override: string | null;
+  /** The task's own prompt (create body `prompt`), empty when unset. */
+  prompt: string;
 }
 
 export interface StepView {
@@ -145,6 +151,11 @@ export interface StepContext {
   readonly platform: NodeJS.Platform;
   /** Milliseconds for the step's timeout: step, then workflow defaults, then the config default for its type. */
   timeoutMs(kind: 'agent' | 'command'): number;
+  /**
+   * A step setting as it resolves below the task: the step's own value, then the defaults its
+   * include carried in, then the workflow's `defaults` (decision 025). Undefined: the daemon default.
+   */
+  setting(key: string): unknown;
   /** Milliseconds for a `check` command (step `check_timeout`, else `defaults.command_timeout`). */
   checkTimeoutMs(): number;
   /**

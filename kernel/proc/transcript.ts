@@ -51,7 +51,8 @@ export class TranscriptWriter {
   /** Writes a daemon annotation even after the latch (step start/finish markers). */
   annotate(kind: string, fields: Record<string, unknown>, ts: string): void {
     if (this.fd === null) return;
-    const buf = Buffer.from(`${JSON.stringify({ type: `svc.${kind}`, ts, ...fields })}\n`);
+    // The annotation's own type wins over any field of the same name.
+    const buf = Buffer.from(`${JSON.stringify({ ...fields, type: `svc.${kind}`, ts })}\n`);
     writeSync(this.fd, buf);
     this.size += buf.length;
   }

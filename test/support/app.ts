@@ -11,6 +11,7 @@ import { type Paths, pathsFor } from '../../kernel/daemon/index.js';
 import type { RouteModule } from '../../kernel/http/index.js';
 import { createKernel, type Kernel } from '../../kernel/kernel.js';
 import { createFileLogger } from '../../kernel/log/index.js';
+import type { HostPlatform } from '../../kernel/workflows/index.js';
 import { tempDir } from './tmp.js';
 
 export interface TestAppOptions {
@@ -22,6 +23,8 @@ export interface TestAppOptions {
   keepOpen?: boolean;
   root?: string;
   extraRoutes?: RouteModule[];
+  /** The host as workflow `platforms` see it. */
+  hostPlatform?: HostPlatform;
 }
 
 export interface TestApp {
@@ -58,6 +61,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     clock,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
     extraRoutes: opts.extraRoutes,
+    hostPlatform: opts.hostPlatform,
     onStopRequested: () => {
       stops++;
     },

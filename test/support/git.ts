@@ -35,7 +35,8 @@ export interface Repo {
 export function gitRepo(
   opts: { branch?: string; files?: Record<string, string>; dir?: string } = {},
 ): Repo {
-  const path = opts.dir ?? join(tempDir('svc-repo-'), 'repo');
+  // The temp folder itself is the repository, so every repo has a unique folder name (project names derive from it).
+  const path = opts.dir ?? tempDir('svc-repo-');
   mkdirSync(path, { recursive: true });
   git(path, 'init', '-q', '-b', opts.branch ?? 'main');
   git(path, 'config', 'user.name', GIT_IDENTITY.GIT_AUTHOR_NAME);

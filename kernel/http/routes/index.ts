@@ -7,6 +7,7 @@ import { eventsRoutes } from './events.js';
 import { projectRoutes } from './projects.js';
 import { taskRoutes } from './tasks.js';
 import { triggerRoutes } from './triggers.js';
+import { workflowsRoutes } from './workflows.js';
 
 export type RouteModule = (app: FastifyInstance, s: Services) => void;
 
@@ -17,4 +18,5 @@ export const routeModules: RouteModule[] = [
   projectRoutes,
   taskRoutes,
   triggerRoutes,
+  workflowsRoutes,
 ];

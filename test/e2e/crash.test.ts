@@ -1,0 +1,101 @@
+// Issue 4 point 9: kill -9 of a real daemon mid-step loses nothing (decision 009).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../support/app.js';
+import { gitRepo } from '../support/git.js';
+import { withWorkflows } from '../support/tasks.js';
+import { tempDir } from '../support/tmp.js';
+
+const SVC = fileURLToPath(new URL('../../dist/bin/svc.js', import.meta.url));
+
+function svc(env: NodeJS.ProcessEnv, ...args: string[]) {
+  const r = spawnSync(process.execPath, [SVC, ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(!existsSync(SVC))('crash recovery', () => {
+  it('a killed daemon’s running step is closed interrupted, its orphan killed, and the task finishes after restart', async () => {
+    const root = tempDir('svc-crash-');
+    const env = { SVC_DATA_DIR: join(root, 'data'), SVC_CONFIG_DIR: join(root, 'config') };
+    const marks = tempDir('svc-marks-');
+    const repo = gitRepo();
+    withWorkflows(repo, {
+      crashy: `name: crashy
+steps:
+  - id: work
+    type: command
+    max_retries: 0
+    run: |
+      if [ -f ${marks}/ran-once ]; then echo second; exit 0; fi
+      touch ${marks}/ran-once
+      sleep 300 &
+      echo $! > ${marks}/child
+      wait
+`,
+    });
+    const base = svc(env, 'daemon', 'start').out;
+    const token = readFileSync(join(root, 'data', 'token'), 'utf8').trim();
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return res.json() as Promise<Record<string, unknown>>;
+    };
+    const project = await call('POST', '/v1/projects', { path: repo.path });
+    const task = await call('POST', '/v1/tasks', {
+      project_id: project.id,
+      title: 'crash me',
+      workflow: 'crashy',
+    });
+    const child = Number(
+      await waitFor(
+        () => existsSync(join(marks, 'child')) && readFileSync(join(marks, 'child'), 'utf8').trim(),
+      ),
+    );
+    const { pid } = JSON.parse(readFileSync(join(root, 'data', 'daemon.json'), 'utf8'));
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => !alive(pid));
+    expect(alive(child)).toBe(true);
+
+    const again = svc(env, 'daemon', 'start');
+    expect(again.code).toBe(0);
+    const base2 = again.out;
+    const get = async (path: string) =>
+      (
+        await fetch(`${base2}${path}`, { headers: { authorization: `Bearer ${token}` } })
+      ).json() as Promise<Record<string, unknown>>;
+    const done = await waitFor(async () => {
+      const t = await get(`/v1/tasks/${task.id}`);
+      return t.state === 'done' ? t : null;
+    }, 20_000);
+    const steps = done.steps as Array<{
+      state: string;
+      failure_reason: string | null;
+      attempt: number;
+    }>;
+    expect(steps.map((s) => [s.attempt, s.state, s.failure_reason])).toEqual([
+      [1, 'interrupted', 'interrupted'],
+      [2, 'succeeded', null],
+    ]);
+    await waitFor(() => !alive(child));
+    expect(svc(env, 'daemon', 'stop').code).toBe(0);
+  });
+});

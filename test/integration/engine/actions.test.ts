@@ -1,0 +1,250 @@
+// The actions with more to them than a state change: pause at a boundary, retry with overrides,
+// follow-up rounds, cancel of a live process tree, and notify.
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, waitFor } from '../../support/app.js';
+import {
+  act,
+  addProject,
+  commandWorkflow,
+  createTask,
+  getTask,
+  type StepJson,
+  waitState,
+} from '../../support/tasks.js';
+import { tempDir } from '../../support/tmp.js';
+
+describe('pause and resume', () => {
+  it('a running task pauses after its current step; resume continues at the next', async () => {
+    const t = await buildTestApp();
+    const dir = tempDir();
+    const { project } = await addProject(t, {
+      two: `name: two
+steps:
+  - id: first
+    type: command
+    run: while [ ! -f ${dir}/go ]; do sleep 0.02; done
+  - id: second
+    type: command
+    run: touch second.txt
+`,
+    });
+    const task = await createTask(t, { project_id: project.id, title: 'p', workflow: 'two' });
+    await waitFor(async () => (await getTask(t, task.id)).steps?.length === 1);
+    const res = await act(t, task.id, 'pause');
+    expect(res.json()).toMatchObject({ state: 'running', pause_requested: true });
+    writeFileSync(join(dir, 'go'), '');
+    const paused = await waitState(t, task.id, 'paused');
+    expect(paused.current_step).toBe(1);
+    expect(paused.pause_requested).toBe(false);
+    expect(existsSync(join(paused.worktree_path as string, 'second.txt'))).toBe(false);
+    await act(t, task.id, 'resume');
+    const done = await waitState(t, task.id, 'done');
+    expect(existsSync(join(done.worktree_path as string, 'second.txt'))).toBe(true);
+  });
+});
+
+describe('retry', () => {
+  it('runs a fresh attempt with the counter reset, recording a run_override on the step run', async () => {
+    const t = await buildTestApp();
+    const { project } = await addProject(t, {
+      bad: commandWorkflow('bad', 'exit 2', '    max_retries: 1\n'),
+    });
+    const task = await createTask(t, { project_id: project.id, title: 'r', workflow: 'bad' });
+    await waitState(t, task.id, 'blocked');
+    const plain = await act(t, task.id, 'retry', {});
+    expect(plain.json().state).toBe('queued');
+    const again = await waitState(t, task.id, 'blocked');
+    // A fresh budget: two more attempts after the retry, four in all.
+    expect(again.steps?.length).toBe(4);
+    expect((await act(t, task.id, 'retry', { prompt_override: 'x' })).statusCode).toBe(400);
+    const res = await act(t, task.id, 'retry', { run_override: 'echo fixed > fixed.txt' });
+    expect(res.statusCode).toBe(200);
+    const done = await waitState(t, task.id, 'done');
+    const last = done.steps?.at(-1) as StepJson;
+    expect(last).toMatchObject({
+      state: 'succeeded',
+      run_override: 'echo fixed > fixed.txt',
+      attempt: 5,
+    });
+    expect(readFileSync(join(done.worktree_path as string, 'fixed.txt'), 'utf8')).toBe('fixed\n');
+  });
+
+  it('branch_override renames the branch and recovers branch_exists', async () => {
+    const t = await buildTestApp();
+    const { project, repo } = await addProject(t, { ok: commandWorkflow('ok', 'true') });
+    const task = await createTask(t, {
+      project_id: project.id,
+      title: 'clash',
+      workflow: 'ok',
+      paused: true,
+    });
+    repo.git('branch', task.branch_name);
+    await act(t, task.id, 'resume');
+    const blocked = await waitState(t, task.id, 'blocked');
+    expect(blocked.block_reason).toBe('branch_exists');
+    expect((await act(t, task.id, 'retry', { branch_override: 'main' })).statusCode).toBe(400);
+    expect((await act(t, task.id, 'retry', { branch_override: 'bad name' })).statusCode).toBe(400);
+    const res = await act(t, task.id, 'retry', { branch_override: 'renamed/clash' });
+    expect(res.json()).toMatchObject({ state: 'queued', branch_name: 'renamed/clash' });
+    await waitState(t, task.id, 'done');
+  });
+
+  it('blocks at admission when the base branch is gone', async () => {
+    const t = await buildTestApp();
+    const { project, repo } = await addProject(t, { ok: commandWorkflow('ok', 'true') });
+    repo.git('branch', 'release');
+    const task = await createTask(t, {
+      project_id: project.id,
+      title: 'b',
+      workflow: 'ok',
+      base_branch: 'release',
+      paused: true,
+    });
+    repo.git('branch', '-D', 'release');
+    await act(t, task.id, 'resume');
+    expect((await waitState(t, task.id, 'blocked')).block_reason).toBe('base_branch_missing');
+  });
+});
+
+describe('follow-up', () => {
+  it('runs a round at step_total + n - 1 and returns to the origin state whatever its exit', async () => {
+    const t = await buildTestApp();
+    const { project } = await addProject(t, { ok: commandWorkflow('ok', 'true') });
+    const task = await waitState(
+      t,
+      (await createTask(t, { project_id: project.id, title: 'f', workflow: 'ok' })).id,
+      'done',
+    );
+    expect((await act(t, task.id, 'follow_up', { run: 'true', prompt: 'x' })).statusCode).toBe(400);
+    expect((await act(t, task.id, 'follow_up', {})).statusCode).toBe(400);
+    const fu = await act(t, task.id, 'follow_up', { run: 'echo round1 > r1.txt; exit 4' });
+    expect(fu.json()).toMatchObject({ state: 'queued', warnings: [] });
+    const back = await waitFor(async () => {
+      const x = await getTask(t, task.id);
+      return x.state === 'done' && (x.steps?.length ?? 0) === 2 ? x : null;
+    });
+    expect(back.steps?.at(-1)).toMatchObject({
+      step_index: 1,
+      state: 'failed',
+      exit_code: 4,
+      follow_up: true,
+    });
+    expect(readFileSync(join(back.worktree_path as string, 'r1.txt'), 'utf8')).toBe('round1\n');
+    expect(back.current_step).toBe(1);
+    expect(back.step_total).toBe(1);
+    await act(t, task.id, 'follow_up', { run: 'true' });
+    const round2 = await waitFor(async () => {
+      const x = await getTask(t, task.id);
+      return x.state === 'done' && (x.steps?.length ?? 0) === 3 ? x : null;
+    });
+    expect(round2.steps?.at(-1)).toMatchObject({ step_index: 2, state: 'succeeded' });
+  });
+
+  it('cancel during a follow-up makes done → aborted reachable', async () => {
+    const t = await buildTestApp();
+    const { project } = await addProject(t, { ok: commandWorkflow('ok', 'true') });
+    const task = await waitState(
+      t,
+      (await createTask(t, { project_id: project.id, title: 'f', workflow: 'ok' })).id,
+      'done',
+    );
+    await act(t, task.id, 'follow_up', { run: 'sleep 60' });
+    await waitState(t, task.id, 'running');
+    expect((await act(t, task.id, 'cancel')).json().state).toBe('aborted');
+    const after = await waitFor(async () => {
+      const x = await getTask(t, task.id);
+      return x.steps?.at(-1)?.state === 'interrupted' ? x : null;
+    });
+    expect(after.state).toBe('aborted');
+    expect(after.steps?.at(-1)?.failure_reason).toBe('canceled');
+  });
+});
+
+describe('cancel', () => {
+  it('stops the running process tree at once and closes the attempt interrupted', async () => {
+    const t = await buildTestApp();
+    const dir = tempDir();
+    const { project } = await addProject(t, {
+      sleep: commandWorkflow('sleep', `sleep 300 & echo $! > ${dir}/pid; wait`),
+    });
+    const task = await createTask(t, { project_id: project.id, title: 'c', workflow: 'sleep' });
+    const pid = Number(
+      await waitFor(
+        () => existsSync(join(dir, 'pid')) && readFileSync(join(dir, 'pid'), 'utf8').trim(),
+      ),
+    );
+    expect((await act(t, task.id, 'cancel')).json().state).toBe('aborted');
+    await waitFor(() => {
+      try {
+        process.kill(pid, 0);
+        return readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z');
+      } catch {
+        return true;
+      }
+    });
+    const after = await waitFor(async () => {
+      const x = await getTask(t, task.id);
+      return x.steps?.[0]?.state === 'interrupted' ? x : null;
+    });
+    expect(after.steps?.[0]?.failure_reason).toBe('canceled');
+    expect(after.state).toBe('aborted');
+  });
+});
+
+describe('notify (SPEC §2.10)', () => {
+  it('runs the command with the envelope on stdin for listed states of root tasks, without SVC_* variables', async () => {
+    const dir = tempDir();
+    const script = join(dir, 'hook.sh');
+    writeFileSync(
+      script,
+      `#!/bin/sh\ncat >> ${dir}/events.jsonl\necho >> ${dir}/events.jsonl\nenv | grep -c '^SVC_' >> ${dir}/svcvars\n`,
+    );
+    chmodSync(script, 0o755);
+    const t = await buildTestApp({
+      config: `notify:\n  on: [blocked, done]\n  command: [${script}]\n`,
+    });
+    const { project } = await addProject(t, {
+      ok: commandWorkflow('ok', 'true'),
+      bad: commandWorkflow('bad', 'exit 1', '    max_retries: 0\n'),
+    });
+    const a = await createTask(t, { project_id: project.id, title: 'good', workflow: 'ok' });
+    const b = await createTask(t, { project_id: project.id, title: 'bad', workflow: 'bad' });
+    await waitState(t, a.id, 'done');
+    await waitState(t, b.id, 'blocked');
+    await t.kernel.services.notifier.idle();
+    const events = readFileSync(join(dir, 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.task_id, e.to]).sort()).toEqual([
+      [a.id, 'done'],
+      [b.id, 'blocked'],
+    ]);
+    const blocked = events.find((e) => e.to === 'blocked');
+    expect(blocked).toMatchObject({
+      type: 'task.state_changed',
+      from: 'running',
+      block_reason: 'step_failed',
+      title: 'bad',
+      workflow: 'bad',
+      project: project.name,
+      steps_total: 1,
+    });
+    expect(Object.keys(blocked)).toEqual(
+      expect.arrayContaining([
+        'event_id',
+        'ts',
+        'queued_reason',
+        'admit_not_before',
+        'current_step',
+        'worktree_path',
+        'branch',
+        'project_id',
+      ]),
+    );
+    expect(readFileSync(join(dir, 'svcvars'), 'utf8').trim().split('\n')).toEqual(['0', '0']);
+  });
+});
