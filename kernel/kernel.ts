@@ -141,9 +141,12 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   });
   await app.ready();
   if (opts.startEngine !== false) services.engine.start();
-  services.engine.addViewDecorator((task, _snap, view) =>
-    services.forgeReconciler.decorate(task.id, view),
-  );
+  services.engine.addViewDecorator((task, _snap, view) => {
+    services.forgeReconciler.decorate(task.id, view);
+    // A task a trigger's action created names the trigger (decision 082).
+    if (task.created_via?.startsWith('trigger:'))
+      view.triggered_by = task.created_via.slice('trigger:'.length);
+  });
   if (opts.startTriggers !== false) {
     // Trigger actions replay the task routes through the app itself (decision 082).
     services.triggers.start(async (req) => {
