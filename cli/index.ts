@@ -8,10 +8,16 @@ import { ApiError, DaemonUnreachableError } from './client.js';
 import { type Command, makeContext, parseCommandArgs } from './command.js';
 import { configCommands } from './commands/config.js';
 import { daemonCommands } from './commands/daemon.js';
+import { triggerCommands } from './commands/triggers.js';
 import { workflowCommands } from './commands/workflow.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 
-export const commands: Command[] = [...daemonCommands, ...configCommands, ...workflowCommands];
+export const commands: Command[] = [
+  ...daemonCommands,
+  ...configCommands,
+  ...workflowCommands,
+  ...triggerCommands,
+];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
