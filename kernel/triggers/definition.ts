@@ -2,7 +2,7 @@
  * The trigger file's schema (SPEC §2.6): zod, strict at every level, composed at run time from
  * the registered trigger sources (the `source:` block) and the four kernel-owned actions. It is
  * the single source of truth for validation, the parsed `definition` and the schema route's rows
- * (rows.ts reads the same constants). Decision 081 sets out the format.
+ * (schema-doc.ts reads the same constants). Decision 081 sets out the format.
  */
 import { z } from 'zod';
 import { BOUNDS } from '../http/fields.js';

@@ -6,7 +6,7 @@
  * behind the routes. Actions replay the task routes through the HTTP app, so a trigger can do
  * nothing a client could not. Uses: plugin registry (sources), config, clock, store, events,
  * projects, engine (task lookups, holds), forge, proc, template, yaml-edit.
- * Used by: http routes, kernel. Decisions: 080–086.
+ * Used by: http routes, kernel. Decisions: 080–085, 088, 089.
  */
 export {
   ACTION_TYPES,

@@ -2,7 +2,8 @@
  * The judgement of one event (SPEC §2.6 "Dry-run judgement"): match, allowed_actors, if, the
  * dedupe lookup, seeding, the rate limit, the action templates and the overrun check, in that
  * order, reading the ledger and the tasks but writing nothing. The live runtime and both dry
- * runs call this same function; only the runtime then acts on the verdict (decision 082).
+ * runs call this same function; only the runtime then acts on the verdict (decision 082). What
+ * "in flight", the overrun modes and the hourly limit mean is decision 089.
  */
 import { renderTemplate, taint } from '../workflows/template/index.js';
 import {
@@ -124,7 +125,7 @@ function taintAll(v: unknown, printer: (s: string) => string): unknown {
 
 /**
  * A `run` or `run_override` reaches a shell: an event string printed there is refused, because
- * the follow-up's command has no environment of ours to carry it (decision 083).
+ * the follow-up's command has no environment of ours to carry it (decision 088).
  */
 const refuseInShell = (): string => {
   throw new Error(
