@@ -21,6 +21,7 @@ import {
 } from './engine/index.js';
 import { SvcError } from './errors.js';
 import { buildApp, type RouteModule, routeModules } from './http/index.js';
+import { contributeOpsInfo } from './ops/index.js';
 import { loadPlugins, Registry } from './plugin/index.js';
 import { openDatabase, Store } from './store/index.js';
 import { type HostPlatform, taskWorkflowsFrom } from './workflows/index.js';
@@ -43,6 +44,10 @@ export interface KernelOptions {
   startTriggers?: boolean;
   /** Overrides the built-in plugin folder (tests of discovery). */
   builtinPluginRoot?: string;
+  /** The releases feed the update check reads (default: SVC_RELEASES_URL, else the project's feed). */
+  releasesUrl?: string;
+  /** Start the backup schedule, the pruner and the release poller (default true). */
+  startOps?: boolean;
   /** The host as workflow `platforms` see it (tests of `unsupported`). */
   hostPlatform?: HostPlatform;
 }
@@ -92,6 +97,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     registry,
     daemon,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
+    releasesUrl: opts.releasesUrl,
     hostPlatform: opts.hostPlatform,
   });
   const services = container.cradle;
@@ -139,6 +145,15 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       for (const mod of [...routeModules, ...(opts.extraRoutes ?? [])]) mod(a, services);
     },
   });
+  contributeOpsInfo({
+    daemon,
+    store,
+    paths,
+    config,
+    agentFacts: () => services.agentFacts,
+    reclaimer: services.reclaimer,
+    updates: services.updates,
+  });
   await app.ready();
   if (opts.startEngine !== false) services.engine.start();
   services.engine.addViewDecorator((task, _snap, view) => {
@@ -175,6 +190,12 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     });
     services.forgeReconciler.start();
   }
+  // After the engine: recovery has closed interrupted runs before the pruner or a backup looks.
+  if (opts.startOps !== false) {
+    services.retention.start();
+    services.backups.start();
+    services.updates.start();
+  }
 
   let closed = false;
   return {
@@ -186,6 +207,16 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       closed = true;
       services.forgeReconciler.stop();
       await services.triggers.stop();
+      // Timers first, then let a running backup, prune or poll finish before the database closes.
+      services.backups.stop();
+      services.retention.stop();
+      services.updates.stop();
+      await Promise.all([
+        services.backups.whenIdle(),
+        services.retention.whenIdle(),
+        services.updates.whenIdle(),
+        services.opsQueue.idle(),
+      ]);
       await services.engine.stop();
       services.streams.closeAll();
       await services.workflows.close();

@@ -1,12 +1,16 @@
 /** Every route module, in the order they register. One file per resource. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../container.js';
+import { backupRoutes } from './backup.js';
 import { configRoutes } from './config.js';
 import { daemonRoutes } from './daemon.js';
+import { doctorRoutes } from './doctor.js';
 import { eventsRoutes } from './events.js';
+import { maintenanceRoutes } from './maintenance.js';
 import { projectRoutes } from './projects.js';
 import { taskRoutes } from './tasks.js';
 import { triggerRoutes } from './triggers.js';
+import { updateRoutes } from './update.js';
 import { workflowsRoutes } from './workflows.js';
 
 export type RouteModule = (app: FastifyInstance, s: Services) => void;
@@ -18,5 +22,9 @@ export const routeModules: RouteModule[] = [
   projectRoutes,
   taskRoutes,
   triggerRoutes,
+  doctorRoutes,
+  backupRoutes,
+  maintenanceRoutes,
+  updateRoutes,
   workflowsRoutes,
 ];

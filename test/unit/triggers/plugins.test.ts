@@ -42,7 +42,9 @@ for (const [kind, doc, suite, registers] of [
       const dir = join(ROOT, 'plugins', kind, folder);
       describe(folder, () => {
         it(`exports svc:${kind}/${folder} registering one ${registers} of that id`, async () => {
-          const mod = (await import(pathToFileURL(join(dir, 'index.ts')).href)) as { default: SvcPlugin };
+          const mod = (await import(pathToFileURL(join(dir, 'index.ts')).href)) as {
+            default: SvcPlugin;
+          };
           expect(mod.default.name).toBe(`svc:${kind}/${folder}`);
           const { api, got } = registered(mod.default);
           await mod.default.setup(api);
@@ -55,14 +57,19 @@ for (const [kind, doc, suite, registers] of [
             const text = readFileSync(join(dir, file), 'utf8');
             for (const m of text.matchAll(/from '([^']+)'/g)) {
               const spec = m[1] as string;
-              expect(ALLOWED.includes(spec) || spec.startsWith('./') || spec.startsWith('node:'), `${file}: ${spec}`).toBe(true);
+              expect(
+                ALLOWED.includes(spec) || spec.startsWith('./') || spec.startsWith('node:'),
+                `${file}: ${spec}`,
+              ).toBe(true);
             }
           }
         });
 
         it(`runs ${suite} and has a section in docs/${doc}`, () => {
           const tests = readdirSync(dir).filter((f) => f.endsWith('.test.ts'));
-          expect(tests.some((f) => readFileSync(join(dir, f), 'utf8').includes(`${suite}(`))).toBe(true);
+          expect(tests.some((f) => readFileSync(join(dir, f), 'utf8').includes(`${suite}(`))).toBe(
+            true,
+          );
           expect(docs).toMatch(new RegExp(`^#{3,4} \`${folder}\`$`, 'm'));
         });
       });
