@@ -42,7 +42,12 @@ export const DEFAULT_DEDUPE_KEY = '{{.Event.id}}';
 export const templateString = (what: string) =>
   z.string({ error: `${what} must be a template string` }).superRefine((s, ctx) => {
     const err = checkTemplate(s);
-    if (err) ctx.addIssue({ code: 'custom', message: `${what} does not parse: ${err.message}` });
+    if (err)
+      ctx.addIssue({
+        code: 'custom',
+        message: `${what} does not parse: ${err.message}`,
+        params: { code: 'template_syntax' },
+      });
   });
 
 const nonEmpty = (what: string) =>

@@ -80,7 +80,11 @@ export class TriggerFiles {
     try {
       text = readFileSync(file, 'utf8');
     } catch (err) {
-      unreadable = { path: '', message: `cannot read ${file}: ${(err as Error).message}` };
+      unreadable = {
+        path: '',
+        code: 'unreadable',
+        message: `cannot read ${file}: ${(err as Error).message}`,
+      };
     }
     const idProblem = triggerIdProblem(id);
     let validation: TriggerValidation;
@@ -100,6 +104,7 @@ export class TriggerFiles {
           findings: [
             {
               path: '',
+              code: 'invalid_file_name',
               message: `the file name ${id}.yaml is not a valid trigger id: it ${idProblem}`,
             },
             ...validation.findings,

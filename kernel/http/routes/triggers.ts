@@ -74,6 +74,7 @@ export function triggerRoutes(app: FastifyInstance, s: Services): void {
       const problem = triggerIdProblem(body.id);
       errors.push({
         path: 'id',
+        code: problem ? 'invalid_id' : 'id_mismatch',
         message: problem
           ? `id ${JSON.stringify(body.id)} ${problem}`
           : `the document's id ${JSON.stringify(v.declaredId)} does not match ${JSON.stringify(body.id)}`,

@@ -52,9 +52,16 @@ describe('trigger list rows', () => {
     });
     expect(byId.broken).not.toHaveProperty('source_type');
     expect(byId.broken).not.toHaveProperty('on_fire');
-    const errors = (byId.broken?.errors ?? []) as Array<{ path: string; line?: number }>;
-    const paths = errors.map((e) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(['source.type', 'action.bogus', 'action.title']));
+    const errors = (byId.broken?.errors ?? []) as Array<{
+      path: string;
+      code: string;
+      line?: number;
+    }>;
+    expect(errors.map((e) => [e.path, e.code, e.line])).toEqual([
+      ['source.type', 'unknown_source_type', 5],
+      ['action.title', 'required', 6],
+      ['action.bogus', 'unknown_key', 8],
+    ]);
     expect(errors.find((e) => e.path === 'source.type')?.line).toBe(5);
     expect(byId['Bad Name']).toMatchObject({ valid: false, disarmed_reason: 'invalid' });
 
