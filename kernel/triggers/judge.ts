@@ -66,7 +66,7 @@ export interface JudgeContext {
   /** Unsettled tasks fired under this concurrency key, oldest first. */
   inFlight(concurrencyKey: string): number[];
   task(id: number): TaskRef | undefined;
-  /** The newest live task of the project working on `branch`. */
+  /** The live task of the project working on `branch` (a branch is claimed by one live task at most). */
   taskOnBranch(branch: string): TaskRef | undefined;
 }
 

@@ -123,7 +123,7 @@ const TARGET_ROWS: TriggerFieldRow[] = [
   {
     name: 'branch',
     control: 'template',
-    help: 'Renders a branch; the newest live task of the project on it is acted on. Give task or branch.',
+    help: 'Renders a branch; the live task of the project on it (one at most) is acted on. Give task or branch.',
   },
 ];
 

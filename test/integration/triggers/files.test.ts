@@ -211,6 +211,26 @@ describe('schema and validate', () => {
     expect(doc.sources.find((s) => s.type === 'forge_issues')?.trusted).not.toContain('title');
   });
 
+  it('takes large bodies (4 MiB) on validate and test, 64 KiB elsewhere', async () => {
+    const w = await triggerWorld();
+    const big = `${commandTrigger(w, 'v', CREATE_OK)}description: ${JSON.stringify('d'.repeat(60 * 1024))}\n`;
+    const v = await w.t.api('POST', '/v1/triggers/validate', {
+      source: `${big}# ${'x'.repeat(100 * 1024)}\n`,
+    });
+    expect(v.statusCode).toBe(200);
+    await w.put('v', commandTrigger(w, 'v', CREATE_OK));
+    const t = await w.t.api('POST', '/v1/triggers/v/test', {
+      event: { id: 'e', pad: 'p'.repeat(200 * 1024) },
+    });
+    expect(t.statusCode).toBe(200);
+    const c = await w.t.api('POST', '/v1/triggers', {
+      id: 'c',
+      project_id: w.project.id,
+      title: 't'.repeat(70 * 1024),
+    });
+    expect(c.statusCode).toBe(413);
+  });
+
   it('validates text without writing, and checks the id when given', async () => {
     const w = await triggerWorld();
     const source = commandTrigger(w, 'v', CREATE_OK);
