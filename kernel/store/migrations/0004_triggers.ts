@@ -1,5 +1,5 @@
 /**
- * 0003: what the trigger runtime remembers (SPEC §2.6). The definition of a trigger is its file;
+ * 0004: what the trigger runtime remembers (SPEC §2.6). The definition of a trigger is its file;
  * the database keeps only what the file cannot: the source's cursor and poll health
  * (`trigger_state`), the delivery ledger (`trigger_deliveries`) and events waiting behind a busy
  * concurrency key (`trigger_queue`). Rows are keyed by the trigger's id as text and carry no
@@ -12,7 +12,7 @@
  * kept beside the task rather than in its `forge_pull` link, which is written once at creation.
  */
 export default {
-  version: 3,
+  version: 4,
   name: 'triggers',
   sql: `
 CREATE TABLE trigger_state (
