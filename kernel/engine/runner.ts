@@ -415,7 +415,7 @@ export class Runner {
           return this.block(task, costReason, `spend passed the cap after step ${step.id}`);
         return 'next';
       case 'usage_limit':
-        return this.usageLimit(task, outcome.resets_at);
+        return this.usageLimit(task, outcome.resets_at, outcome.auto_continue);
       case 'failed': {
         if (costReason)
           return this.block(task, costReason, `spend passed the cap after step ${step.id}`);
@@ -447,9 +447,13 @@ export class Runner {
     }
   }
 
-  private usageLimit(task: TaskRow, resetsAt: number | null): Next {
+  /** `mode`: what the adapter says applies (decision 043); absent, `usage_limit_auto_continue`. */
+  private usageLimit(
+    task: TaskRow,
+    resetsAt: number | null,
+    mode = this.deps.config().usage_limit_auto_continue,
+  ): Next {
     const config = this.deps.config();
-    const mode = config.usage_limit_auto_continue;
     if (mode === 'never' || (mode === 'reported_only' && resetsAt === null)) {
       return this.block(
         task,
@@ -517,7 +521,7 @@ export class Runner {
         deps.states.move(task.id, 'running', 'awaiting_gate', {});
         return 'stop';
       case 'usage_limit':
-        return this.usageLimit(task, outcome.resets_at);
+        return this.usageLimit(task, outcome.resets_at, outcome.auto_continue);
       case 'succeeded':
         return 'next';
       case 'failed': {

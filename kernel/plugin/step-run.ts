@@ -30,7 +30,17 @@ export type StepOutcome =
   /** A manual gate: the task waits in awaiting_gate with this step's row open. */
   | { kind: 'awaiting_gate'; instructions: string }
   /** A usage limit: the attempt is interrupted, no retry consumed; `resets_at` when the CLI named one (ms epoch). */
-  | { kind: 'usage_limit'; resets_at: number | null; message?: string; usage?: StepUsage }
+  | {
+      kind: 'usage_limit';
+      resets_at: number | null;
+      message?: string;
+      usage?: StepUsage;
+      /**
+       * The `usage_limit_auto_continue` mode that applies; absent: the config's. An adapter the key
+       * is inert on (SPEC §2.10: codex, cursor) passes `always` (decision 043).
+       */
+      auto_continue?: 'always' | 'reported_only' | 'never';
+    }
   /** The attempt was stopped by cancel or shutdown. */
   | { kind: 'cancelled' };
 
