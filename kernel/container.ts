@@ -5,6 +5,7 @@
  */
 import { type AwilixContainer, asFunction, asValue, createContainer, InjectionMode } from 'awilix';
 import type { Logger } from 'pino';
+import { AgentService } from './agents/index.js';
 import type { Clock } from './clock/index.js';
 import type { ConfigService } from './config/index.js';
 import type { Paths } from './daemon/paths.js';
@@ -18,7 +19,6 @@ import { ProjectService } from './projects/index.js';
 import { Scheduler } from './scheduler/index.js';
 import { ProjectsTable, type Store, TasksTable } from './store/index.js';
 import {
-  agentValuesFrom,
   currentHost,
   type HostPlatform,
   type ProjectLookup,
@@ -45,6 +45,8 @@ export interface Services {
   projectLookup: ProjectLookup;
   /** Agent, model and effort value sets for workflow validation and the schema route. */
   agentValues: () => AgentValueSets;
+  /** Agent CLIs: records, probes, quota, resolution, and the host agent steps run through. */
+  agents: AgentService;
   /** The host as workflow `platforms` see it. */
   hostPlatform: HostPlatform;
   /** The workflow registry: built-in, global and project workflows (SPEC §2.7). */
@@ -92,7 +94,25 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
       ({ projects }: Services) => seed.projectLookup ?? projects,
     ).singleton(),
     hostPlatform: asValue(seed.hostPlatform ?? currentHost()),
-    agentValues: asFunction(({ registry }: Services) => agentValuesFrom(registry)).singleton(),
+    agents: asFunction(
+      ({ registry, config, clock, store, events, logger, hostPlatform, paths }: Services) =>
+        new AgentService({
+          registry,
+          config,
+          clock,
+          store,
+          events,
+          logger,
+          platform: hostPlatform.os === 'windows' ? 'win32' : (hostPlatform.os as NodeJS.Platform),
+          probeCwd: paths.dataDir,
+        }),
+    ).singleton(),
+    // Probed catalogues when the cache has them, the curated floor otherwise; never probes.
+    agentValues: asFunction(
+      ({ agents }: Services) =>
+        () =>
+          agents.valueSets(),
+    ).singleton(),
     workflows: asFunction(
       (c: Services) =>
         new WorkflowRegistry({

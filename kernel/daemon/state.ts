@@ -5,6 +5,7 @@
  */
 import { VERSION } from '../version.js';
 
+/** A section's value, computed per request; a promise is awaited (sections are gathered in parallel). */
 export type InfoSection = () => unknown;
 
 export class DaemonState {
@@ -25,10 +26,11 @@ export class DaemonState {
     this.sections.set(name, section);
   }
 
-  infoSections(): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    for (const [name, section] of this.sections) out[name] = section();
-    return out;
+  async infoSections(): Promise<Record<string, unknown>> {
+    const entries = await Promise.all(
+      [...this.sections].map(async ([name, section]) => [name, await section()] as const),
+    );
+    return Object.fromEntries(entries);
   }
 
   requestStop(): void {

@@ -38,7 +38,7 @@ export function daemonRoutes(app: FastifyInstance, s: Services): void {
         file: p.file,
         provides: p.provides,
       })),
-      ...s.daemon.infoSections(),
+      ...(await s.daemon.infoSections()),
     };
   });
 

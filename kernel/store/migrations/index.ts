@@ -6,6 +6,7 @@
  */
 import m0001 from './0001_events.js';
 import m0002 from './0002_tasks.js';
+import m0003 from './0003_agents.js';
 
 export interface Migration {
   version: number;
@@ -13,6 +14,6 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: Migration[] = [m0001, m0002];
+export const migrations: Migration[] = [m0001, m0002, m0003];
 
 export const NEWEST_MIGRATION = migrations[migrations.length - 1] as Migration;
