@@ -456,6 +456,8 @@ export class TaskActions {
         type: 'agent',
         prompt: body.prompt ?? '',
         max_retries: 0,
+        // The agent continues the task's latest session of its CLI where it can (decision 044).
+        continue_session: true,
       };
       if (body.agent) step.agent = body.agent;
       if (body.model) step.model = body.model;
