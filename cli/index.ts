@@ -8,10 +8,23 @@ import { ApiError, DaemonUnreachableError } from './client.js';
 import { type Command, makeContext, parseCommandArgs } from './command.js';
 import { configCommands } from './commands/config.js';
 import { daemonCommands } from './commands/daemon.js';
+import { doctorCommands } from './commands/doctor.js';
+import { maintenanceCommands } from './commands/maintenance.js';
+import { projectCommands } from './commands/projects.js';
+import { taskCommands } from './commands/tasks.js';
 import { workflowCommands } from './commands/workflow.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
+import { UsageError } from './format.js';
 
-export const commands: Command[] = [...daemonCommands, ...configCommands, ...workflowCommands];
+export const commands: Command[] = [
+  ...daemonCommands,
+  ...configCommands,
+  ...workflowCommands,
+  ...doctorCommands,
+  ...maintenanceCommands,
+  ...projectCommands,
+  ...taskCommands,
+];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -94,6 +107,10 @@ export async function main(
     if (e instanceof ApiError) {
       err(`svc: ${e.message}${e.details ? ` ${JSON.stringify(e.details)}` : ''}`);
       return exitCodeForError(e.code, e.status);
+    }
+    if (e instanceof UsageError) {
+      err(`svc ${found.cmd.name}: ${e.message}`);
+      return EXIT.usage;
     }
     if (e instanceof DaemonUnreachableError) {
       err(`svc: ${e.message}`);

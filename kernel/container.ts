@@ -13,7 +13,17 @@ import type { DaemonState } from './daemon/state.js';
 import type { Engine } from './engine/index.js';
 import { EventLog } from './events/index.js';
 import { StreamSet } from './http/sse.js';
-import { Notifier } from './ops/notify.js';
+import {
+  type AgentFactsSource,
+  BackupService,
+  DoctorService,
+  Notifier,
+  OpsQueue,
+  Reclaimer,
+  RetentionService,
+  releasesFeedUrl,
+  UpdateService,
+} from './ops/index.js';
 import type { AgentValueSets, Registry } from './plugin/index.js';
 import { ProjectService } from './projects/index.js';
 import { Scheduler } from './scheduler/index.js';
@@ -30,6 +40,15 @@ export interface Services {
   scheduler: Scheduler;
   notifier: Notifier;
   engine: Engine;
+  /** One maintenance job at a time: backups, pruning, gc, compaction (ops/serial.ts). */
+  opsQueue: OpsQueue;
+  reclaimer: Reclaimer;
+  /** Agent rows for doctor and info: the agents service (decision 064). */
+  agentFacts: AgentFactsSource;
+  backups: BackupService;
+  retention: RetentionService;
+  updates: UpdateService;
+  doctor: DoctorService;
   paths: Paths;
   clock: Clock;
   logger: Logger;
@@ -41,6 +60,8 @@ export interface Services {
   daemon: DaemonState;
   /** Interval of SSE heartbeat comments; short in tests. */
   heartbeatMs: number;
+  /** Where the release check reads releases (SVC_RELEASES_URL or the built-in feed). */
+  releasesUrl: string;
   /** Projects as the workflow registry sees them; the projects store registers itself here. */
   projectLookup: ProjectLookup;
   /** Agent, model and effort value sets for workflow validation and the schema route. */
@@ -62,6 +83,7 @@ export interface ContainerSeed {
   registry: Registry;
   daemon: DaemonState;
   heartbeatMs: number;
+  releasesUrl?: string;
   projectLookup?: ProjectLookup;
   hostPlatform?: HostPlatform;
 }
@@ -77,6 +99,7 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
     registry: asValue(seed.registry),
     daemon: asValue(seed.daemon),
     heartbeatMs: asValue(seed.heartbeatMs),
+    releasesUrl: asValue(seed.releasesUrl ?? releasesFeedUrl()),
     events: asFunction(({ store, clock }: Services) => new EventLog(store, clock)).singleton(),
     streams: asFunction(() => new StreamSet()).singleton(),
     projects: asFunction(
@@ -88,6 +111,54 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
     scheduler: asFunction(
       ({ store, config, clock, logger }: Services) =>
         new Scheduler(new TasksTable(store.db), new ProjectsTable(store.db), config, clock, logger),
+    ).singleton(),
+    opsQueue: asFunction(() => new OpsQueue()).singleton(),
+    reclaimer: asFunction(
+      ({ store, paths }: Services) => new Reclaimer(() => store.db, paths),
+    ).singleton(),
+    // The agents service serves doctor and info rows from its own probe cache (decision 064).
+    agentFacts: asFunction(({ agents }: Services) => agents).singleton(),
+    backups: asFunction(
+      ({ store, paths, clock, config, logger, events, opsQueue, daemon }: Services) =>
+        new BackupService({
+          store,
+          paths,
+          clock,
+          config,
+          logger,
+          events,
+          queue: opsQueue,
+          version: daemon.version,
+        }),
+    ).singleton(),
+    retention: asFunction(
+      ({ store, paths, clock, config, logger, opsQueue }: Services) =>
+        new RetentionService({ store, paths, clock, config, logger, queue: opsQueue }),
+    ).singleton(),
+    updates: asFunction(
+      ({ clock, config, logger, paths, daemon, releasesUrl }: Services) =>
+        new UpdateService({
+          clock,
+          config: () => config.current(),
+          logger,
+          dataDir: paths.dataDir,
+          version: daemon.version,
+          feedUrl: releasesUrl,
+        }),
+    ).singleton(),
+    doctor: asFunction(
+      (c: Services) =>
+        new DoctorService({
+          paths: c.paths,
+          clock: c.clock,
+          store: c.store,
+          config: c.config,
+          daemon: c.daemon,
+          agentFacts: () => c.agentFacts,
+          reclaimer: c.reclaimer,
+          backups: c.backups,
+          queue: c.opsQueue,
+        }),
     ).singleton(),
     // The projects store is the lookup; a seed may stand in for it.
     projectLookup: asFunction(

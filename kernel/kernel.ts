@@ -21,6 +21,7 @@ import {
   type WorkflowPort,
 } from './engine/index.js';
 import { buildApp, type RouteModule, routeModules } from './http/index.js';
+import { contributeOpsInfo } from './ops/index.js';
 import { loadPlugins, Registry } from './plugin/index.js';
 import { openDatabase, Store } from './store/index.js';
 import { type HostPlatform, taskWorkflowsFrom } from './workflows/index.js';
@@ -41,6 +42,10 @@ export interface KernelOptions {
   startEngine?: boolean;
   /** Overrides the built-in plugin folder (tests of discovery). */
   builtinPluginRoot?: string;
+  /** The releases feed the update check reads (default: SVC_RELEASES_URL, else the project's feed). */
+  releasesUrl?: string;
+  /** Start the backup schedule, the pruner and the release poller (default true). */
+  startOps?: boolean;
   /** The host as workflow `platforms` see it (tests of `unsupported`). */
   hostPlatform?: HostPlatform;
 }
@@ -90,6 +95,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     registry,
     daemon,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
+    releasesUrl: opts.releasesUrl,
     hostPlatform: opts.hostPlatform,
   });
   const services = container.cradle;
@@ -115,7 +121,6 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   });
   // Agent steps reach probes, quota and rows through the host (StepContext.services.agents).
   services.engine.stepServices.agents = services.agents;
-  daemon.contributeInfo('agents', () => services.agents.rows('none'));
   services.projects.checkBranchTemplate = branchTemplateProblem;
   config.addCheck({
     key: 'branch_template',
@@ -139,8 +144,23 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       for (const mod of [...routeModules, ...(opts.extraRoutes ?? [])]) mod(a, services);
     },
   });
+  contributeOpsInfo({
+    daemon,
+    store,
+    paths,
+    config,
+    agentFacts: () => services.agentFacts,
+    reclaimer: services.reclaimer,
+    updates: services.updates,
+  });
   await app.ready();
   if (opts.startEngine !== false) services.engine.start();
+  // After the engine: recovery has closed interrupted runs before the pruner or a backup looks.
+  if (opts.startOps !== false) {
+    services.retention.start();
+    services.backups.start();
+    services.updates.start();
+  }
 
   let closed = false;
   return {
@@ -150,6 +170,16 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     close: async () => {
       if (closed) return;
       closed = true;
+      // Timers first, then let a running backup, prune or poll finish before the database closes.
+      services.backups.stop();
+      services.retention.stop();
+      services.updates.stop();
+      await Promise.all([
+        services.backups.whenIdle(),
+        services.retention.whenIdle(),
+        services.updates.whenIdle(),
+        services.opsQueue.idle(),
+      ]);
       await services.engine.stop();
       services.streams.closeAll();
       await services.workflows.close();

@@ -19,6 +19,7 @@ import {
 } from '../../kernel/workflows/index.js';
 import { type Command, type CommandContext, JSON_OPTION, type OptionSpec } from '../command.js';
 import { EXIT } from '../exit-codes.js';
+import { table } from '../format.js';
 
 const PROJECT_OPTION: Record<string, OptionSpec> = {
   project: {
@@ -33,18 +34,6 @@ function projectId(ctx: CommandContext): number | undefined {
   if (typeof raw !== 'string' || !/^[1-9]\d*$/.test(raw))
     throw new Error(`--project takes a project id, not ${String(raw)}`);
   return Number(raw);
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 function findingLine(f: Finding, file?: string): string {

@@ -28,6 +28,8 @@ export const EVENT_KINDS = [
   'config.changed',
   'daemon.started',
   'daemon.shutting_down',
+  'backup.created',
+  'backup.failed',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -60,7 +60,10 @@ export interface AgentHost {
   /** The latest session of `agent` in this task, for a follow-up prompt to continue; null: none. */
   sessionToContinue(taskId: number, agent: string): ContinuableSession | null;
   /** Writes agent, model and effort on the attempt's row as soon as they are known (null: the CLI decides). */
-  recordRun(runId: number, fields: { agent: string; model: string | null; effort: string | null }): void;
+  recordRun(
+    runId: number,
+    fields: { agent: string; model: string | null; effort: string | null },
+  ): void;
   /** Keeps the session's cumulative counts beside the row, for the next continuation. */
   recordSessionTotals(runId: number, totals: UsageTotals): void;
   /**

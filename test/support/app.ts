@@ -9,7 +9,7 @@ import { onTestFinished } from 'vitest';
 import { type Clock, FakeClock } from '../../kernel/clock/index.js';
 import { type Paths, pathsFor } from '../../kernel/daemon/index.js';
 import type { RouteModule } from '../../kernel/http/index.js';
-import { createKernel, type Kernel } from '../../kernel/kernel.js';
+import { createKernel, type Kernel, type KernelOptions } from '../../kernel/kernel.js';
 import { createFileLogger } from '../../kernel/log/index.js';
 import type { HostPlatform } from '../../kernel/workflows/index.js';
 import { tempDir } from './tmp.js';
@@ -23,9 +23,17 @@ export interface TestAppOptions {
   keepOpen?: boolean;
   root?: string;
   extraRoutes?: RouteModule[];
+  /** Any other kernel option (ports, releasesUrl, startOps, …). */
+  kernel?: Partial<Omit<KernelOptions, 'paths' | 'logger' | 'clock'>>;
   /** The host as workflow `platforms` see it. */
   hostPlatform?: HostPlatform;
 }
+
+/**
+ * Test daemons never reach the real releases feed: unless a test names a feed, the release check
+ * points at a closed local port (SPEC §2.10 `update.check` defaults to on).
+ */
+export const NO_RELEASES_FEED = 'http://127.0.0.1:9/releases';
 
 export interface TestApp {
   kernel: Kernel;
@@ -56,6 +64,8 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const log = createFileLogger(paths.logFile, 'debug');
   let stops = 0;
   const kernel = await createKernel({
+    releasesUrl: NO_RELEASES_FEED,
+    ...opts.kernel,
     paths,
     logger: log.logger,
     clock,

@@ -2,11 +2,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../container.js';
 import { agentsRoutes } from './agents.js';
+import { backupRoutes } from './backup.js';
 import { configRoutes } from './config.js';
 import { daemonRoutes } from './daemon.js';
+import { doctorRoutes } from './doctor.js';
 import { eventsRoutes } from './events.js';
+import { maintenanceRoutes } from './maintenance.js';
 import { projectRoutes } from './projects.js';
 import { taskRoutes } from './tasks.js';
+import { updateRoutes } from './update.js';
 import { workflowsRoutes } from './workflows.js';
 
 export type RouteModule = (app: FastifyInstance, s: Services) => void;
@@ -17,6 +21,10 @@ export const routeModules: RouteModule[] = [
   eventsRoutes,
   projectRoutes,
   taskRoutes,
+  doctorRoutes,
+  backupRoutes,
+  maintenanceRoutes,
+  updateRoutes,
   workflowsRoutes,
   agentsRoutes,
 ];

@@ -1,0 +1,550 @@
+/**
+ * `svc task …` (SPEC §4.4): create, list, show (the step timeline), steps, logs (`-f` follows live
+ * output over the task's event stream) and every human action, each with `--json` and exit codes
+ * a script can branch on (docs/cli.md).
+ */
+import { type Command, type CommandContext, JSON_OPTION, type OptionSpec } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
+import { type Frame, followStream } from '../sse.js';
+
+interface Step {
+  id: number;
+  step_index: number;
+  step_id: string;
+  step_name: string;
+  step_type: string;
+  group_id: string | null;
+  attempt: number;
+  iteration: number;
+  loop_item: string | null;
+  state: string;
+  failure_reason: string | null;
+  skip_reason: string | null;
+  exit_code: number | null;
+  cost_usd: number | null;
+  started_at: string;
+  finished_at: string | null;
+  follow_up: boolean;
+  has_transcript: boolean;
+}
+
+export interface Task {
+  id: number;
+  project_id: number;
+  project_name?: string;
+  title: string;
+  state: string;
+  workflow: string;
+  branch_name: string | null;
+  base_branch: string;
+  worktree_path: string | null;
+  current_step: number;
+  step_total: number;
+  step_name?: string;
+  status_message?: string;
+  block_reason: string | null;
+  block_detail: string | null;
+  queued_reason: string | null;
+  admit_not_before: string | null;
+  available_actions: string[];
+  cost_usd?: number | null;
+  parent_task_id: number | null;
+  lane_id: string | null;
+  warnings?: string[];
+  steps?: Step[];
+  workflow_steps?: Array<{ index: number; id: string; name: string; type: string }>;
+  children?: { total: number; settled: number; by_state: Record<string, number> };
+  loop?: { iteration: number; max_iterations: number; total?: number; item?: string };
+  readmitted?: number;
+  branch?: { name: string; result: string; error?: string };
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+const TERMINAL = new Set([
+  'done',
+  'aborted',
+  'archived',
+  'blocked',
+  'awaiting_gate',
+  'awaiting_input',
+  'paused',
+  'awaiting_children',
+]);
+
+function printTask(ctx: CommandContext, t: Task): void {
+  if (ctx.options.json) {
+    ctx.out(JSON.stringify(t, null, 2));
+    return;
+  }
+  const lines = [
+    `task ${t.id}: ${t.title}`,
+    `  state     ${t.state}${t.status_message ? ` — ${t.status_message}` : ''}`,
+  ];
+  lines.push(
+    `  workflow  ${t.workflow}   step ${Math.min(t.current_step + 1, t.step_total)}/${t.step_total}`,
+  );
+  if (t.branch_name) lines.push(`  branch    ${t.branch_name} (from ${t.base_branch})`);
+  if (t.worktree_path) lines.push(`  worktree  ${t.worktree_path}`);
+  if (t.cost_usd !== undefined && t.cost_usd !== null)
+    lines.push(`  cost      $${t.cost_usd.toFixed(4)}`);
+  if (t.parent_task_id) lines.push(`  lane      ${t.lane_id} of task ${t.parent_task_id}`);
+  if (t.children)
+    lines.push(
+      `  lanes     ${t.children.settled}/${t.children.total} settled ${JSON.stringify(t.children.by_state)}`,
+    );
+  if (t.loop)
+    lines.push(
+      `  loop      ${t.loop.iteration}/${t.loop.total ?? t.loop.max_iterations}${t.loop.item ? ` item=${t.loop.item}` : ''}`,
+    );
+  if (t.warnings && t.warnings.length > 0) lines.push(`  warnings  ${t.warnings.join('; ')}`);
+  if (t.branch)
+    lines.push(
+      `  branch    ${t.branch.name}: ${t.branch.result}${t.branch.error ? ` (${t.branch.error})` : ''}`,
+    );
+  lines.push(`  actions   ${t.available_actions.join(', ') || '(none)'}`);
+  if (t.steps) {
+    lines.push('', timeline(t));
+  }
+  ctx.out(lines.join('\n'));
+}
+
+/** The step timeline: one line per step index, attempts folded, groups and loops indented. */
+export function timeline(t: Task): string {
+  const rows: string[][] = [['#', 'STEP', 'TYPE', 'STATE', 'TRIES', 'TIME', 'NOTE']];
+  const byIndex = new Map<number, Step[]>();
+  for (const s of t.steps ?? [])
+    byIndex.set(s.step_index, [...(byIndex.get(s.step_index) ?? []), s]);
+  const indices = new Set<number>([
+    ...(t.workflow_steps ?? []).map((w) => w.index),
+    ...byIndex.keys(),
+  ]);
+  for (const index of [...indices].sort((a, b) => a - b)) {
+    const runs = byIndex.get(index) ?? [];
+    const wf = t.workflow_steps?.find((w) => w.index === index);
+    const latestBy = new Map<string, Step>();
+    for (const r of runs) latestBy.set(`${r.step_id}@${r.iteration}`, r);
+    const top = wf ?? {
+      id: runs[0]?.step_id ?? '?',
+      name: runs[0]?.step_name ?? '?',
+      type: runs[0]?.step_type ?? '?',
+    };
+    const grouped =
+      runs.some((r) => r.group_id || r.iteration > 0) ||
+      (runs.length > 0 && runs.some((r) => r.step_id !== top.id));
+    const marker = index === t.current_step && !['done', 'archived'].includes(t.state) ? '>' : ' ';
+    if (!grouped) {
+      const last = runs.at(-1);
+      rows.push([
+        `${marker}${index + 1}`,
+        runs[0]?.follow_up ? `follow-up ${index - t.step_total + 1}` : top.name,
+        top.type,
+        last?.state ?? 'pending',
+        String(runs.filter((r) => r.step_id === top.id).length || ''),
+        last ? elapsed(last.started_at, last.finished_at) : '',
+        note(last),
+      ]);
+      continue;
+    }
+    rows.push([
+      `${marker}${index + 1}`,
+      top.name,
+      top.type,
+      summarize([...latestBy.values()]),
+      '',
+      '',
+      '',
+    ]);
+    for (const r of latestBy.values()) {
+      rows.push([
+        '',
+        `  ${r.iteration > 0 ? `[${r.iteration}${r.loop_item ? ` ${truncate(r.loop_item, 20)}` : ''}] ` : ''}${r.step_id}`,
+        r.step_type,
+        r.state,
+        String(runs.filter((x) => x.step_id === r.step_id && x.iteration === r.iteration).length),
+        elapsed(r.started_at, r.finished_at),
+        note(r),
+      ]);
+    }
+  }
+  return table(rows);
+}
+
+function summarize(runs: Step[]): string {
+  const counts = new Map<string, number>();
+  for (const r of runs) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
+  return [...counts].map(([s, n]) => `${n} ${s}`).join(', ');
+}
+
+function note(r: Step | undefined): string {
+  if (!r) return '';
+  if (r.failure_reason)
+    return `${r.failure_reason}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ''}`;
+  if (r.skip_reason) return `skipped: ${r.skip_reason}`;
+  return r.cost_usd !== null ? `$${r.cost_usd.toFixed(4)}` : '';
+}
+
+const idArg = (ctx: CommandContext) => positiveId(ctx.args[0], 'task');
+
+export const taskCreate: Command = {
+  name: 'task create',
+  summary: 'Create a task on a project',
+  usage: 'svc task create --project <id> --title <t> [--workflow w] [--field k=v ...] [options]',
+  options: {
+    project: { type: 'string', description: 'project id (required)' },
+    title: { type: 'string', description: 'task title (required)' },
+    description: { type: 'string', description: 'longer description' },
+    workflow: { type: 'string', description: 'workflow name (default: the project’s, else adhoc)' },
+    field: {
+      type: 'string',
+      multiple: true,
+      description: 'a workflow field, name=value (repeatable)',
+    },
+    prompt: { type: 'string', description: 'the prompt for an adhoc task' },
+    branch: { type: 'string', description: 'branch name, used verbatim' },
+    base: { type: 'string', description: 'base branch (default: the project’s)' },
+    priority: { type: 'string', description: 'higher runs first' },
+    paused: { type: 'boolean', description: 'create it held; resume to start' },
+    restricted: { type: 'boolean', description: 'every agent step runs restricted' },
+    agent: { type: 'string', description: 'agent override' },
+    model: { type: 'string', description: 'model override' },
+    effort: { type: 'string', description: 'effort override' },
+    'max-cost': { type: 'string', description: 'cost cap in USD for this task' },
+    'idempotency-key': { type: 'string', description: 'makes retries of this command safe' },
+    ...JSON_OPTION,
+  },
+  async run(ctx) {
+    const o = ctx.options;
+    if (typeof o.project !== 'string') throw new UsageError('--project is required');
+    const body: Record<string, unknown> = { project_id: positiveId(o.project, '--project') };
+    for (const [opt, key] of [
+      ['title', 'title'],
+      ['description', 'description'],
+      ['workflow', 'workflow'],
+      ['prompt', 'prompt'],
+      ['branch', 'branch_name'],
+      ['base', 'base_branch'],
+      ['agent', 'agent'],
+      ['model', 'model'],
+      ['effort', 'effort'],
+    ] as const) {
+      if (typeof o[opt] === 'string') body[key] = o[opt];
+    }
+    if (typeof o.priority === 'string') {
+      if (!/^-?\d+$/.test(o.priority)) throw new UsageError('--priority takes an integer');
+      body.priority = Number(o.priority);
+    }
+    if (typeof o['max-cost'] === 'string') body.max_task_cost_usd = Number(o['max-cost']);
+    if (o.paused) body.paused = true;
+    if (o.restricted) body.restricted = true;
+    const fields = Array.isArray(o.field) ? o.field : [];
+    if (fields.length > 0) {
+      body.fields = Object.fromEntries(
+        fields.map((f) => {
+          const at = f.indexOf('=');
+          if (at <= 0) throw new UsageError(`--field takes name=value, not ${f}`);
+          return [f.slice(0, at), f.slice(at + 1)];
+        }),
+      );
+    }
+    const headers: Record<string, string> = {};
+    if (typeof o['idempotency-key'] === 'string') headers['idempotency-key'] = o['idempotency-key'];
+    const task = await ctx.client().request<Task>('POST', '/v1/tasks', { body, headers });
+    if (ctx.options.json) ctx.out(JSON.stringify(task, null, 2));
+    else {
+      ctx.out(`task ${task.id} ${task.state} on ${task.branch_name}`);
+      for (const w of task.warnings ?? []) ctx.err(`warning: ${w}`);
+    }
+    return EXIT.ok;
+  },
+};
+
+export const taskList: Command = {
+  name: 'task list',
+  summary: 'List tasks (not archived, unless --archived or --all)',
+  options: {
+    project: { type: 'string', description: 'only this project' },
+    state: { type: 'string', description: 'only this state' },
+    archived: { type: 'boolean', description: 'only archived tasks' },
+    all: { type: 'boolean', description: 'archived tasks too' },
+    lanes: { type: 'boolean', description: 'include fan-out lanes' },
+    limit: { type: 'string', description: 'at most this many (newest first)' },
+    ...JSON_OPTION,
+  },
+  async run(ctx) {
+    const o = ctx.options;
+    const tasks = await ctx.client().get<Task[]>('/v1/tasks', {
+      archived: o.all ? 'all' : o.archived ? 'true' : undefined,
+      project_id: typeof o.project === 'string' ? positiveId(o.project, '--project') : undefined,
+      state: typeof o.state === 'string' ? o.state : undefined,
+      include_children: o.lanes ? 'true' : undefined,
+      limit: typeof o.limit === 'string' ? o.limit : undefined,
+    });
+    if (o.json) {
+      ctx.out(JSON.stringify(tasks, null, 2));
+      return EXIT.ok;
+    }
+    if (tasks.length === 0) {
+      ctx.out('no tasks');
+      return EXIT.ok;
+    }
+    ctx.out(
+      table([
+        ['ID', 'STATE', 'PROJECT', 'WORKFLOW', 'STEP', 'TIME', 'TITLE'],
+        ...tasks.map((t) => [
+          String(t.id),
+          t.state === 'blocked' && t.block_reason
+            ? `blocked:${t.block_reason}`
+            : t.state === 'queued' && t.queued_reason
+              ? `queued:${t.queued_reason}`
+              : t.state,
+          t.project_name ?? String(t.project_id),
+          t.workflow,
+          `${Math.min(t.current_step + 1, t.step_total)}/${t.step_total} ${t.step_name ?? ''}`.trim(),
+          elapsed(t.started_at ?? t.created_at, t.finished_at),
+          truncate(t.title, 50),
+        ]),
+      ]),
+    );
+    return EXIT.ok;
+  },
+};
+
+export const taskShow: Command = {
+  name: 'task show',
+  summary: 'Show a task with its step timeline (groups, loop progress, lanes)',
+  usage: 'svc task show <id>',
+  options: JSON_OPTION,
+  async run(ctx) {
+    printTask(ctx, await ctx.client().get<Task>(`/v1/tasks/${idArg(ctx)}`));
+    return EXIT.ok;
+  },
+};
+
+export const taskSteps: Command = {
+  name: 'task steps',
+  summary: 'List every attempt of every step',
+  usage: 'svc task steps <id>',
+  options: JSON_OPTION,
+  async run(ctx) {
+    const steps = await ctx.client().get<Step[]>(`/v1/tasks/${idArg(ctx)}/steps`);
+    if (ctx.options.json) ctx.out(JSON.stringify(steps, null, 2));
+    else
+      ctx.out(
+        table([
+          ['RUN', '#', 'STEP', 'TRY', 'STATE', 'EXIT', 'TIME', 'NOTE'],
+          ...steps.map((s) => [
+            String(s.id),
+            String(s.step_index + 1),
+            `${s.iteration > 0 ? `[${s.iteration}] ` : ''}${s.step_id}`,
+            String(s.attempt),
+            s.state,
+            s.exit_code === null ? '' : String(s.exit_code),
+            elapsed(s.started_at, s.finished_at),
+            note(s),
+          ]),
+        ]),
+      );
+    return EXIT.ok;
+  },
+};
+
+/** A transcript line as a human reads it. */
+function render(line: string): string | null {
+  try {
+    const j = JSON.parse(line) as {
+      type?: string;
+      text?: string;
+      stream?: string;
+      command?: string;
+    };
+    if (j.type === 'svc.output')
+      return j.stream === 'stderr' ? `! ${j.text ?? ''}` : (j.text ?? '');
+    if (j.type === 'svc.command_started') return `$ ${j.command ?? ''}`;
+    if (j.type?.startsWith('svc.')) return null;
+    return line;
+  } catch {
+    return line;
+  }
+}
+
+export const taskLogs: Command = {
+  name: 'task logs',
+  summary: 'Print a task’s output (the transcripts of its attempts); -f follows live output',
+  usage: 'svc task logs <id> [--run <run id>] [-f]',
+  options: {
+    run: { type: 'string', description: 'only this step run' },
+    follow: {
+      type: 'boolean',
+      short: 'f',
+      description: 'keep printing live output until the task stops',
+    },
+    raw: { type: 'boolean', description: 'print transcript lines as stored (JSON)' },
+  },
+  async run(ctx) {
+    const id = idArg(ctx);
+    const client = ctx.client();
+    const print = (line: string) => {
+      const text = ctx.options.raw ? line : render(line);
+      if (text !== null) ctx.out(text);
+    };
+    // Subscribe before reading the transcripts, so nothing written in between is lost: a live
+    // chunk carries its transcript offset, and only chunks past what was read are printed.
+    const frames: Frame[] = [];
+    let deliver: ((f: Frame) => boolean) | null = null;
+    let stop = false;
+    const ac = new AbortController();
+    const following = ctx.options.follow
+      ? followStream(
+          client,
+          `/v1/tasks/${id}/events`,
+          (f) => {
+            if (deliver) return deliver(f);
+            frames.push(f);
+            return false;
+          },
+          { signal: ac.signal },
+        ).catch(() => {})
+      : Promise.resolve();
+    const readUpTo = new Map<number, number>();
+    const steps = await client.get<Step[]>(`/v1/tasks/${id}/steps`);
+    const only =
+      typeof ctx.options.run === 'string' ? positiveId(ctx.options.run, '--run') : undefined;
+    for (const s of steps) {
+      if ((only !== undefined && s.id !== only) || !s.has_transcript) continue;
+      ctx.out(
+        `── ${s.step_id} attempt ${s.attempt}${s.iteration > 0 ? ` iteration ${s.iteration}` : ''} (${s.state})`,
+      );
+      const res = await client.raw('GET', `/v1/tasks/${id}/steps/${s.id}/transcript`);
+      if (!res.ok) continue;
+      readUpTo.set(s.id, Number(res.headers.get('x-next-offset') ?? 0));
+      for (const line of (await res.text()).split('\n')) if (line) print(line);
+    }
+    if (!ctx.options.follow) return EXIT.ok;
+    const task = await client.get<Task>(`/v1/tasks/${id}`);
+    const handle = (f: Frame): boolean => {
+      const data = f.data ? (JSON.parse(f.data) as Record<string, unknown>) : {};
+      const runId = typeof data.run_id === 'number' ? data.run_id : -1;
+      const offset = typeof data.offset === 'number' ? data.offset : Number.POSITIVE_INFINITY;
+      if ((readUpTo.get(runId) ?? -1) >= offset) return false;
+      if (f.event === 'command.output')
+        ctx.out(data.stream === 'stderr' ? `! ${String(data.text)}` : String(data.text));
+      else if (f.event === 'agent.output' && typeof data.text === 'string') ctx.out(data.text);
+      else if (f.event === 'step.started')
+        ctx.out(`── ${String((data.payload as Record<string, unknown>)?.step_id ?? '')}`);
+      else if (f.event === 'task.state_changed') {
+        const to = String((data.payload as Record<string, unknown>)?.to ?? '');
+        if (TERMINAL.has(to)) {
+          ctx.out(`── task ${id} is ${to}`);
+          return true;
+        }
+      }
+      return false;
+    };
+    if (TERMINAL.has(task.state)) stop = true;
+    for (const f of frames.splice(0)) if (!stop && handle(f)) stop = true;
+    if (stop) {
+      ac.abort();
+      await following;
+      return EXIT.ok;
+    }
+    deliver = handle;
+    await following;
+    return EXIT.ok;
+  },
+};
+
+function action(
+  name: string,
+  summary: string,
+  path = name,
+  options: Record<string, OptionSpec> = {},
+  body?: (ctx: CommandContext) => unknown,
+): Command {
+  return {
+    name: `task ${name}`,
+    summary,
+    usage: `svc task ${name} <id>`,
+    options: { ...options, ...JSON_OPTION },
+    async run(ctx) {
+      const t = await ctx
+        .client()
+        .post<Task>(`/v1/tasks/${idArg(ctx)}/${path}`, body ? body(ctx) : undefined);
+      if (ctx.options.json) ctx.out(JSON.stringify(t, null, 2));
+      else {
+        ctx.out(
+          `task ${t.id} ${t.state}${t.readmitted !== undefined ? ` (${t.readmitted} lanes re-admitted)` : ''}`,
+        );
+        if (t.branch)
+          ctx.out(
+            `branch ${t.branch.name}: ${t.branch.result}${t.branch.error ? ` (${t.branch.error})` : ''}`,
+          );
+        for (const w of t.warnings ?? []) ctx.err(`warning: ${w}`);
+      }
+      return EXIT.ok;
+    },
+  };
+}
+
+export const taskCommands: Command[] = [
+  taskCreate,
+  taskList,
+  taskShow,
+  taskSteps,
+  taskLogs,
+  action('cancel', 'Cancel a task (stops its running process tree)'),
+  action('pause', 'Pause a task (at the next step boundary if it is running)'),
+  action('resume', 'Resume a paused task'),
+  action('skip', 'Skip the step a task is blocked or gated at'),
+  action('approve', 'Approve the gate a task waits at'),
+  action('reject', 'Reject the gate a task waits at'),
+  action(
+    'retry',
+    'Retry a blocked task (optionally overriding the step’s prompt or command, or renaming its branch)',
+    'retry',
+    {
+      prompt: { type: 'string', description: 'prompt override for an agent step' },
+      run: { type: 'string', description: 'command override for a command step' },
+      branch: { type: 'string', description: 'rename the task’s branch (recovers branch_exists)' },
+    },
+    (ctx) => ({
+      ...(typeof ctx.options.prompt === 'string' ? { prompt_override: ctx.options.prompt } : {}),
+      ...(typeof ctx.options.run === 'string' ? { run_override: ctx.options.run } : {}),
+      ...(typeof ctx.options.branch === 'string' ? { branch_override: ctx.options.branch } : {}),
+    }),
+  ),
+  action(
+    'archive',
+    'Archive a done or aborted task: remove its worktree, delete its branch if empty',
+    'archive',
+    { force: { type: 'boolean', description: 'even with uncommitted changes' } },
+    (ctx) => (ctx.options.force ? { force: true } : {}),
+  ),
+  action(
+    'follow-up',
+    'Run one more round on a done or aborted task: a prompt, a command or a workflow',
+    'follow_up',
+    {
+      prompt: { type: 'string', description: 'an agent prompt' },
+      run: { type: 'string', description: 'a shell command' },
+      workflow: { type: 'string', description: 'a workflow name' },
+      agent: { type: 'string', description: 'agent for a prompt' },
+      model: { type: 'string', description: 'model for a prompt' },
+      effort: { type: 'string', description: 'effort for a prompt' },
+    },
+    (ctx) => {
+      const o = ctx.options;
+      const given = (['prompt', 'run', 'workflow'] as const).filter(
+        (k) => typeof o[k] === 'string',
+      );
+      if (given.length !== 1)
+        throw new UsageError('give exactly one of --prompt, --run or --workflow');
+      const body: Record<string, unknown> = {};
+      for (const k of ['prompt', 'run', 'workflow', 'agent', 'model', 'effort'] as const)
+        if (typeof o[k] === 'string') body[k] = o[k];
+      return body;
+    },
+  ),
+];

@@ -1,0 +1,48 @@
+/** Reads a server-sent-event stream from the daemon, frame by frame (docs/events.md). */
+import type { Client } from './client.js';
+
+export interface Frame {
+  id?: string;
+  event?: string;
+  data?: string;
+}
+
+/** Calls `onFrame` for each frame until it returns true, the stream ends, or `signal` aborts. */
+export async function followStream(
+  client: Client,
+  path: string,
+  onFrame: (f: Frame) => boolean | undefined,
+  opts: { lastEventId?: string; signal?: AbortSignal } = {},
+): Promise<void> {
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  if (opts.lastEventId) headers['last-event-id'] = opts.lastEventId;
+  const res = await client.raw('GET', path, { headers, signal: opts.signal });
+  if (!res.ok || !res.body) throw new Error(`stream ${path} answered ${res.status}`);
+  const decoder = new TextDecoder();
+  let buf = '';
+  const reader = res.body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += decoder.decode(value, { stream: true });
+      for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const f: Frame = {};
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':')) continue;
+          const at = line.indexOf(':');
+          const k = line.slice(0, at);
+          const v = line.slice(at + 1).replace(/^ /, '');
+          if (k === 'id' || k === 'event' || k === 'data') f[k] = v;
+        }
+        if ((f.event || f.data) && onFrame(f)) return;
+      }
+    }
+  } finally {
+    try {
+      await reader.cancel();
+    } catch {}
+  }
+}

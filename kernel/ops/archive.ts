@@ -1,0 +1,164 @@
+/**
+ * Writing one backup archive (SPEC §4.1 backup rules 1–3, §2.9 backup result, decision 062).
+ *
+ * The archive is a `.tar.gz` holding `manifest.json`, `svc.db` (a consistent copy), `transcripts/`
+ * and `workflows/` (the global workflow files of {config_dir}). The database copy is SQLite's
+ * online backup on the daemon's own connection: it runs while tasks write, and because every write
+ * goes through that same connection SQLite folds each change into the copy, so the copy is one
+ * consistent state without stopping the API. The copy is made before the transcripts are read, so
+ * every transcript a copied row names is in the archive (transcripts only grow; the pruner and gc
+ * wait for the backup, see serial.ts).
+ *
+ * Everything is assembled under a private `.svc-backup-*` directory next to the destination and
+ * linked into place at the end — a link, not a rename, because a link refuses to replace a file
+ * that appeared meanwhile: a backup never overwrites anything.
+ */
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, sep } from 'node:path';
+import Database from 'better-sqlite3';
+import { create as tarCreate } from 'tar';
+import { type Clock, formatNs } from '../clock/index.js';
+import type { Paths } from '../daemon/paths.js';
+import type { Db } from '../store/index.js';
+
+export interface BackupResult {
+  path: string;
+  /** Size of the archive. */
+  bytes: number;
+  /** Size of the database copy inside it. */
+  database_bytes: number;
+  /** Bytes of transcript files inside it. */
+  transcript_bytes: number;
+  schema_version: number;
+  /** Nanosecond RFC 3339: when the database copy began. */
+  created_at: string;
+}
+
+/** What `svc restore` reads first; also tells a human what an archive is. */
+export interface BackupManifest {
+  format: 'svc-backup';
+  format_version: 1;
+  svc_version: string;
+  schema_version: number;
+  created_at: string;
+  data_dir: string;
+  config_dir: string;
+  transcripts_dir: string;
+  workflows_dir: string;
+}
+
+export const ARCHIVE_DB = 'svc.db';
+export const ARCHIVE_MANIFEST = 'manifest.json';
+export const ARCHIVE_TRANSCRIPTS = 'transcripts';
+export const ARCHIVE_WORKFLOWS = 'workflows';
+/** Prefix of the private directories a backup is assembled in. */
+export const STAGE_PREFIX = '.svc-backup-';
+
+export interface ArchiveSources {
+  db: Db;
+  paths: Pick<Paths, 'dataDir' | 'configDir' | 'transcriptsDir' | 'workflowsDir'>;
+  clock: Clock;
+  version: string;
+}
+
+/** True when `child` is `parent` or lies below it (both absolute, already normalized). */
+export function isInside(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
+
+/** Copies the database and turns the copy into a plain rollback-journal file; returns its schema version. */
+async function copyDatabase(db: Db, dest: string): Promise<number> {
+  await db.backup(dest);
+  const copy = new Database(dest);
+  try {
+    // The copy inherits WAL mode from its source; a single self-contained file is what an archive
+    // wants (the daemon turns WAL back on when it opens a restored file).
+    copy.pragma('journal_mode = DELETE');
+    return copy.pragma('user_version', { simple: true }) as number;
+  } finally {
+    copy.close();
+  }
+}
+
+/**
+ * Writes the archive to `target` (absolute, not existing, in an existing directory). The staging
+ * directory is created beside `target` so the final link never crosses filesystems.
+ */
+export async function writeArchive(src: ArchiveSources, target: string): Promise<BackupResult> {
+  const stage = mkdtempSync(join(dirname(target), STAGE_PREFIX));
+  chmodSync(stage, 0o700);
+  try {
+    const createdAt = formatNs(src.clock.nowNs());
+    const dbCopy = join(stage, ARCHIVE_DB);
+    const schema = await copyDatabase(src.db, dbCopy);
+    const manifest: BackupManifest = {
+      format: 'svc-backup',
+      format_version: 1,
+      svc_version: src.version,
+      schema_version: schema,
+      created_at: createdAt,
+      data_dir: src.paths.dataDir,
+      config_dir: src.paths.configDir,
+      transcripts_dir: src.paths.transcriptsDir,
+      workflows_dir: src.paths.workflowsDir,
+    };
+    writeFileSync(join(stage, ARCHIVE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, {
+      mode: 0o600,
+    });
+
+    // Absolute source → name inside the archive. Entries are added relative to `/` and renamed
+    // as they are written, so three trees from three places land side by side.
+    const mapping: Array<[string, string]> = [
+      [join(stage, ARCHIVE_MANIFEST), ARCHIVE_MANIFEST],
+      [dbCopy, ARCHIVE_DB],
+      [src.paths.transcriptsDir, ARCHIVE_TRANSCRIPTS],
+      [src.paths.workflowsDir, ARCHIVE_WORKFLOWS],
+    ].filter(([from]) => existsSync(from as string)) as Array<[string, string]>;
+    const rename = (p: string): string => {
+      const abs = `/${p.replace(/\/$/, '')}`;
+      for (const [from, to] of mapping) {
+        if (abs === from) return p.endsWith('/') ? `${to}/` : to;
+        if (abs.startsWith(`${from}/`))
+          return to + abs.slice(from.length) + (p.endsWith('/') ? '/' : '');
+      }
+      return p;
+    };
+    let transcriptBytes = 0;
+    const archive = join(stage, 'archive.tar.gz');
+    await tarCreate(
+      {
+        gzip: true,
+        file: archive,
+        cwd: '/',
+        mode: 0o600,
+        onWriteEntry: (entry) => {
+          entry.path = rename(entry.path);
+          if (entry.type === 'Link' && entry.linkpath) entry.linkpath = rename(entry.linkpath);
+          if (entry.type === 'File' && entry.path.startsWith(`${ARCHIVE_TRANSCRIPTS}/`))
+            transcriptBytes += entry.stat?.size ?? 0;
+        },
+      },
+      mapping.map(([from]) => from.slice(1)),
+    );
+    chmodSync(archive, 0o600);
+    linkSync(archive, target);
+    return {
+      path: target,
+      bytes: statSync(target).size,
+      database_bytes: statSync(dbCopy).size,
+      transcript_bytes: transcriptBytes,
+      schema_version: schema,
+      created_at: createdAt,
+    };
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * Restoring a backup archive (SPEC §4.1 backup rule 4, decision 062): client-side, with the daemon
+ * down. `svc restore` takes the data directory's daemon lock for the whole operation, so a daemon
+ * cannot be running and cannot start half-way through.
+ *
+ * The archive is unpacked into a private directory inside {data_dir} and checked (manifest, schema
+ * no newer than this binary, SQLite's quick check) before anything in place is touched. Existing
+ * data is never silently replaced: without `force` a non-empty database, transcripts or workflows
+ * directory refuses the restore; with it they are moved aside into `{data_dir}/pre-restore-<stamp>/`.
+ * Step runs name their transcript by absolute path, so paths under the archive's old transcripts
+ * directory are rewritten to this data directory (a restore into a fresh directory keeps every
+ * transcript readable). Worktrees are not in an archive; rows keep their worktree paths, and those
+ * that no longer exist are counted (gc reports them as mismatches, SPEC §2.9).
+ */
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { extract as tarExtract } from 'tar';
+import { acquireDaemonLock } from '../daemon/lock.js';
+import { ensurePrivateDir, type Paths } from '../daemon/paths.js';
+import { NEWEST_MIGRATION, openDatabase } from '../store/index.js';
+import {
+  ARCHIVE_DB,
+  ARCHIVE_MANIFEST,
+  ARCHIVE_TRANSCRIPTS,
+  ARCHIVE_WORKFLOWS,
+  type BackupManifest,
+} from './archive.js';
+
+export interface RestoreOptions {
+  /** Move existing data aside instead of refusing. */
+  force?: boolean;
+  /** The moment used in the name of the moved-aside folder (tests pass a fixed one). */
+  now?: number;
+}
+
+export interface RestoreResult {
+  archive: string;
+  created_at: string;
+  svc_version: string;
+  schema_version: number;
+  tasks: number;
+  step_runs: number;
+  transcript_files: number;
+  workflow_files: number;
+  /** Step runs whose transcript path was moved to this data directory. */
+  rewritten_paths: number;
+  /** Rows whose worktree directory does not exist here. */
+  missing_worktrees: number;
+  /** Where existing data was moved (force), or null. */
+  displaced: string | null;
+}
+
+export class RestoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RestoreError';
+  }
+}
+
+function nonEmptyDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory() && readdirSync(p).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+function countFiles(dir: string): number {
+  let n = 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const p = join(dir, name);
+    const st = lstatSync(p);
+    if (st.isDirectory()) n += countFiles(p);
+    else if (st.isFile()) n++;
+  }
+  return n;
+}
+
+/** Renames, or copies then deletes when the two paths are on different filesystems. */
+function move(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    cpSync(from, to, { recursive: true, preserveTimestamps: true });
+    rmSync(from, { recursive: true, force: true });
+  }
+}
+
+/** Owner-only modes throughout a restored tree: directories 0700, files 0600. */
+function tighten(p: string): void {
+  if (process.platform === 'win32' || !existsSync(p)) return;
+  const st = lstatSync(p);
+  if (st.isSymbolicLink()) return;
+  if (st.isDirectory()) {
+    chmodSync(p, 0o700);
+    for (const name of readdirSync(p)) tighten(join(p, name));
+  } else chmodSync(p, 0o600);
+}
+
+function readManifest(stage: string): BackupManifest {
+  const file = join(stage, ARCHIVE_MANIFEST);
+  if (!existsSync(file) || !existsSync(join(stage, ARCHIVE_DB)))
+    throw new RestoreError('this is not an svc backup archive (no manifest.json or svc.db inside)');
+  let m: Partial<BackupManifest>;
+  try {
+    m = JSON.parse(readFileSync(file, 'utf8')) as Partial<BackupManifest>;
+  } catch {
+    throw new RestoreError('the archive manifest is not valid JSON');
+  }
+  if (m.format !== 'svc-backup' || m.format_version !== 1)
+    throw new RestoreError(
+      `unknown archive format ${JSON.stringify(m.format)} version ${JSON.stringify(m.format_version)}`,
+    );
+  return m as BackupManifest;
+}
+
+function checkCopy(file: string): number {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > NEWEST_MIGRATION.version)
+      throw new RestoreError(
+        `the archive's database has schema version ${version}, newer than this svc supports (${NEWEST_MIGRATION.version}); restore it with the newer svc`,
+      );
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok')
+      throw new RestoreError(`the archive's database is damaged: ${String(check)}`);
+    return version;
+  } finally {
+    db.close();
+  }
+}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+export async function restoreBackup(
+  archive: string,
+  paths: Paths,
+  opts: RestoreOptions = {},
+): Promise<RestoreResult> {
+  let isFile = false;
+  try {
+    isFile = statSync(archive).isFile();
+  } catch {}
+  if (!isFile) throw new RestoreError(`${archive} is not a file`);
+  ensurePrivateDir(paths.dataDir);
+  // Throws DaemonLockedError while a daemon runs on this data directory.
+  const lock = acquireDaemonLock(paths.lockFile, paths.dataDir, paths.daemonJson);
+  const stage = mkdtempSync(join(paths.dataDir, '.svc-restore-'));
+  try {
+    await tarExtract({ file: archive, cwd: stage, strict: true, preserveOwner: false });
+    const manifest = readManifest(stage);
+    const schema = checkCopy(join(stage, ARCHIVE_DB));
+
+    const existing: Array<[string, string]> = [];
+    if (existsSync(paths.dbFile) && statSync(paths.dbFile).size > 0)
+      existing.push([paths.dbFile, 'svc.db']);
+    if (nonEmptyDir(paths.transcriptsDir)) existing.push([paths.transcriptsDir, 'transcripts']);
+    if (nonEmptyDir(paths.workflowsDir)) existing.push([paths.workflowsDir, 'workflows']);
+    let displaced: string | null = null;
+    if (existing.length > 0) {
+      if (!opts.force)
+        throw new RestoreError(
+          `refusing to replace existing data (${existing.map(([p]) => p).join(', ')}); restore into an empty data directory, or pass --force to move it aside`,
+        );
+      const stamp = new Date(opts.now ?? Date.now())
+        .toISOString()
+        .slice(0, 19)
+        .replaceAll('-', '')
+        .replaceAll(':', '');
+      displaced = join(paths.dataDir, `pre-restore-${stamp}Z`);
+      ensurePrivateDir(displaced);
+      for (const [from, name] of existing) move(from, join(displaced, name));
+    }
+    // Sidecars of a previous database must not be replayed over the restored file.
+    for (const side of ['-wal', '-shm', '-journal']) {
+      const p = `${paths.dbFile}${side}`;
+      if (existsSync(p)) {
+        if (displaced) move(p, join(displaced, `svc.db${side}`));
+        else rmSync(p, { force: true });
+      }
+    }
+
+    move(join(stage, ARCHIVE_DB), paths.dbFile);
+    tighten(paths.dbFile);
+    if (existsSync(join(stage, ARCHIVE_TRANSCRIPTS))) {
+      rmSync(paths.transcriptsDir, { recursive: true, force: true });
+      move(join(stage, ARCHIVE_TRANSCRIPTS), paths.transcriptsDir);
+      tighten(paths.transcriptsDir);
+    }
+    if (existsSync(join(stage, ARCHIVE_WORKFLOWS))) {
+      ensurePrivateDir(paths.configDir);
+      rmSync(paths.workflowsDir, { recursive: true, force: true });
+      move(join(stage, ARCHIVE_WORKFLOWS), paths.workflowsDir);
+    }
+
+    const db = openDatabase(paths.dbFile);
+    try {
+      let rewritten = 0;
+      const oldPrefix = `${manifest.transcripts_dir}/`;
+      const newPrefix = `${paths.transcriptsDir}/`;
+      if (oldPrefix !== newPrefix) {
+        const tables = (
+          db
+            .prepare(
+              "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+            )
+            .pluck()
+            .all() as string[]
+        ).filter((t) =>
+          (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(t) as string[]).includes(
+            'transcript_path',
+          ),
+        );
+        db.transaction(() => {
+          for (const t of tables) {
+            rewritten += db
+              .prepare(
+                `UPDATE ${quote(t)} SET transcript_path = ? || substr(transcript_path, ?)
+                  WHERE substr(transcript_path, 1, ?) = ?`,
+              )
+              .run(newPrefix, oldPrefix.length + 1, oldPrefix.length, oldPrefix).changes;
+          }
+        })();
+      }
+      const worktrees = db
+        .prepare('SELECT worktree_path FROM tasks WHERE worktree_path IS NOT NULL')
+        .pluck()
+        .all() as string[];
+      const result: RestoreResult = {
+        archive,
+        created_at: manifest.created_at,
+        svc_version: manifest.svc_version,
+        schema_version: schema,
+        tasks: db.prepare('SELECT COUNT(*) FROM tasks').pluck().get() as number,
+        step_runs: db.prepare('SELECT COUNT(*) FROM step_runs').pluck().get() as number,
+        transcript_files: countFiles(paths.transcriptsDir),
+        workflow_files: countFiles(paths.workflowsDir),
+        rewritten_paths: rewritten,
+        missing_worktrees: worktrees.filter((p) => !existsSync(p)).length,
+        displaced,
+      };
+      return result;
+    } finally {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    }
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+    lock.release();
+  }
+}

@@ -1,0 +1,152 @@
+// Issue 4 point 10: `svc project …` and `svc task …` against a real daemon, with --json and exit codes.
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../../cli/index.js';
+import { type RunningDaemon, runDaemon } from '../../../kernel/daemon/index.js';
+import { pathsFor } from '../../../kernel/daemon/paths.js';
+import { waitFor } from '../../support/app.js';
+import { gitRepo } from '../../support/git.js';
+import { withWorkflows } from '../../support/tasks.js';
+import { tempDir } from '../../support/tmp.js';
+
+async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, env, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+let daemon: RunningDaemon | null = null;
+afterEach(async () => {
+  await daemon?.stop();
+  daemon = null;
+});
+
+async function start() {
+  const root = tempDir();
+  const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
+  daemon = await runDaemon(pathsFor(env.SVC_CONFIG_DIR, env.SVC_DATA_DIR));
+  return env;
+}
+
+describe('svc project', () => {
+  it('adds, lists, shows, edits and removes, with exit codes a script can branch on', async () => {
+    const env = await start();
+    const repo = gitRepo();
+    const add = await cli(env, 'project', 'add', repo.path, '--name', 'demo', '--json');
+    expect(add.code).toBe(0);
+    const p = JSON.parse(add.out);
+    expect(p).toMatchObject({ name: 'demo', path: repo.path, default_branch: 'main' });
+    expect((await cli(env, 'project', 'list')).out).toMatch(/1\s+demo\s+main/);
+    expect((await cli(env, 'project', 'show', '1')).out).toContain('default branch    main');
+    const edit = await cli(env, 'project', 'edit', '1', '--max-parallel', '2', '--json');
+    expect(JSON.parse(edit.out).max_parallel_tasks).toBe(2);
+    expect((await cli(env, 'project', 'add', repo.path)).code).toBe(6);
+    expect((await cli(env, 'project', 'show', '9')).code).toBe(4);
+    expect((await cli(env, 'project', 'show', 'x')).code).toBe(2);
+    expect((await cli(env, 'project', 'rm', '1')).code).toBe(0);
+    expect((await cli(env, 'project', 'list')).out).toContain('no projects');
+  });
+});
+
+describe('svc task', () => {
+  it('creates, lists, shows a timeline, prints logs and acts', async () => {
+    const env = await start();
+    const repo = gitRepo();
+    withWorkflows(repo, {
+      build:
+        'name: build\nsteps:\n  - id: hello\n    type: command\n    run: echo hello-from-svc\n  - id: gate\n    type: manual\n    instructions: check it\n',
+    });
+    await cli(env, 'project', 'add', repo.path);
+    const created = await cli(
+      env,
+      'task',
+      'create',
+      '--project',
+      '1',
+      '--title',
+      'Say hello',
+      '--workflow',
+      'build',
+      '--field',
+      'kind=demo',
+      '--json',
+    );
+    expect(created.code).toBe(0);
+    const task = JSON.parse(created.out);
+    expect(task).toMatchObject({ title: 'Say hello', fields: { kind: 'demo' } });
+    await waitFor(
+      async () =>
+        JSON.parse((await cli(env, 'task', 'show', String(task.id), '--json')).out).state ===
+        'awaiting_gate',
+      10_000,
+    );
+    const list = await cli(env, 'task', 'list');
+    expect(list.out).toMatch(new RegExp(`${task.id}\\s+awaiting_gate`));
+    const show = await cli(env, 'task', 'show', String(task.id));
+    expect(show.out).toContain('actions   approve, cancel, reject, skip');
+    expect(show.out).toMatch(/1\s+hello\s+command\s+succeeded/);
+    expect(show.out).toMatch(/>2\s+gate\s+manual\s+running/);
+    const logs = await cli(env, 'task', 'logs', String(task.id));
+    expect(logs.out).toContain('hello-from-svc');
+    expect(logs.out).toContain('$ echo hello-from-svc');
+    expect((await cli(env, 'task', 'steps', String(task.id))).out).toMatch(
+      /hello\s+1\s+succeeded\s+0/,
+    );
+    const refused = await cli(env, 'task', 'resume', String(task.id));
+    expect(refused.code).toBe(5);
+    expect(refused.err).toContain('awaiting_gate');
+    expect((await cli(env, 'task', 'approve', String(task.id))).out).toBe(`task ${task.id} queued`);
+    await waitFor(
+      async () =>
+        JSON.parse((await cli(env, 'task', 'show', String(task.id), '--json')).out).state ===
+        'done',
+      10_000,
+    );
+    expect((await cli(env, 'task', 'follow-up', String(task.id))).code).toBe(2);
+    const fu = await cli(env, 'task', 'follow-up', String(task.id), '--run', 'echo more');
+    expect(fu.out).toBe(`task ${task.id} queued`);
+    await waitFor(
+      async () =>
+        JSON.parse((await cli(env, 'task', 'show', String(task.id), '--json')).out).state ===
+        'done',
+      10_000,
+    );
+    const archived = await cli(env, 'task', 'archive', String(task.id));
+    expect(archived.out).toContain('archived');
+    expect(archived.out).toContain('deleted');
+    expect((await cli(env, 'task', 'list')).out).toBe('no tasks');
+    expect((await cli(env, 'task', 'list', '--all')).out).toContain('archived');
+  });
+
+  it('follows live output with logs -f until the task stops', async () => {
+    const env = await start();
+    const repo = gitRepo();
+    withWorkflows(repo, {
+      slow: 'name: slow\nsteps:\n  - id: s\n    type: command\n    run: for i in 1 2 3; do echo tick$i; sleep 0.2; done\n',
+    });
+    await cli(env, 'project', 'add', repo.path);
+    const task = JSON.parse(
+      (
+        await cli(
+          env,
+          'task',
+          'create',
+          '--project',
+          '1',
+          '--title',
+          'ticks',
+          '--workflow',
+          'slow',
+          '--json',
+        )
+      ).out,
+    );
+    const logs = await cli(env, 'task', 'logs', String(task.id), '-f');
+    expect(logs.code).toBe(0);
+    // Each line exactly once: what the transcript already had is not repeated from the live stream.
+    for (const tick of ['tick1', 'tick2', 'tick3'])
+      expect(logs.out.split('\n').filter((l) => l === tick)).toHaveLength(1);
+    expect(logs.out).toContain(`task ${task.id} is done`);
+  });
+});
