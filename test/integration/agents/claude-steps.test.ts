@@ -124,7 +124,9 @@ steps:
       ['claude', 'sonnet', 'low'],
       ['claude', 'opus', 'low'],
     ]);
-    const starts = records(log).filter((r) => r.event === 'start' && r.argv.includes('-p'));
+    const starts = records(log).filter(
+      (r) => r.event === 'start' && (r.argv as string[]).includes('-p'),
+    );
     const runs = starts.filter((r) => (r.argv as string[]).includes('--permission-prompt-tool'));
     expect(runs).toHaveLength(2);
     const [a, b] = runs.map((r) => r.argv as string[]);
