@@ -51,7 +51,10 @@ export function agentPort(service: AgentService, types: StepTypeLookup): AgentPo
     const own = service.valueSets()[key === 'model' ? 'models' : 'efforts'][adapter.name] ?? [];
     if (own.includes(value)) return;
     const other = owner(key === 'model' ? 'models' : 'efforts', value, adapter.name);
-    if (other)
+    // Model names are vendor-specific: another adapter's model is wrong here. Effort words are
+    // shared and curated floors trail the CLIs, so another adapter's effort is known-invalid only
+    // once this CLI listed its own (decision 045).
+    if (other && (key === 'model' || service.listedByCli(adapter, 'efforts')))
       fail(`${who}: ${key} "${value}" is a ${other} ${key}, not one ${adapter.name} takes`, field);
     warnings.add(
       `${who}: ${key} "${value}" is not in ${adapter.name}'s catalogue; the CLI decides whether it exists`,

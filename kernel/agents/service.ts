@@ -242,6 +242,12 @@ export class AgentService implements AgentHost {
     return loc.path && e && e.key === loc.key ? e.probe.version : null;
   }
 
+  /** Whether the installed CLI listed its own `key` (a clean probe of the current binary). */
+  listedByCli(adapter: AgentAdapter, key: 'models' | 'efforts'): boolean {
+    const e = this.cache.get(adapter.name);
+    return e?.probe[key] != null && e.key === this.where(adapter).key;
+  }
+
   /** Models and efforts per adapter as the cache knows them (cli, then curated), never probing. */
   valueSets(): AgentValueSets {
     const models: Record<string, string[]> = {};
