@@ -556,7 +556,14 @@ export class Runner {
   ): Promise<Next> {
     const { deps } = this;
     const stepType = deps.registry.stepType('agent');
-    const step: StepDef = { id: '__repair', name: '__repair', type: 'agent', prompt: spec.prompt };
+    // The prompt is literal text (the human's words around the failure context), not a template.
+    const step: StepDef = {
+      id: '__repair',
+      name: '__repair',
+      type: 'agent',
+      prompt: spec.prompt,
+      literal_prompt: true,
+    };
     if (spec.agent) step.agent = spec.agent;
     if (spec.model) step.model = spec.model;
     if (spec.effort) step.effort = spec.effort;

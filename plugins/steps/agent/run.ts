@@ -222,11 +222,14 @@ export async function runAgentStep(
     effort: values.effort.value || null,
   });
 
-  let prompt: string;
-  try {
-    prompt = ctx.render(String(def.prompt ?? '')).text;
-  } catch (err) {
-    return failed('template_error', (err as Error).message);
+  let prompt = String(def.prompt ?? '');
+  // Repair and follow-up prompts are a human's literal words (SPEC §4.4); workflow prompts are templates.
+  if (def.literal_prompt !== true) {
+    try {
+      prompt = ctx.render(prompt).text;
+    } catch (err) {
+      return failed('template_error', (err as Error).message);
+    }
   }
   const located = await host.locate(name);
   if (!located.ok) return failed('agent_unavailable', located.message);
