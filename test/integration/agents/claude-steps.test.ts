@@ -170,7 +170,7 @@ steps:
       cwd: done.worktree_path,
       cli_version: '2.1.330',
     });
-    expect((debug?.argv as string[])[0]).toBe(FAKE_BINARIES.claude);
+    expect((debug?.argv as string[] | undefined)?.[0]).toBe(FAKE_BINARIES.claude);
     expect(debug?.argv).toEqual(expect.arrayContaining(['-p', '--model', 'sonnet']));
     expect(lines.find((l) => l.type === 'svc.command_started')?.command).toContain('-p');
   });

@@ -89,7 +89,7 @@ describe('POST /v1/agents/{name}/quota', () => {
     });
     const q = await quotaOf(t, 'claude');
     expect(q).toMatchObject({ spent: true, used_percent: 100, window: '5h', resets_at: b });
-    expect((q?.windows as Array<Record<string, unknown>>)[0]).toEqual({
+    expect((q?.windows as Array<Record<string, unknown>> | undefined)?.[0]).toEqual({
       name: 'x',
       used_percent: 100,
       window: null,
@@ -199,7 +199,7 @@ describe('the codex app-server reading', () => {
       resets_at_reported: true,
       source: 'codex_app_server',
     });
-    expect((q?.windows as Array<{ name: string }>).map((w) => w.name)).toEqual([
+    expect((q?.windows as Array<{ name: string }> | undefined)?.map((w) => w.name)).toEqual([
       'primary',
       'secondary',
     ]);
