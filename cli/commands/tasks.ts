@@ -456,6 +456,53 @@ export const taskLogs: Command = {
   },
 };
 
+async function laneTree(
+  ctx: CommandContext,
+  id: number,
+  depth: number,
+  lines: string[],
+): Promise<void> {
+  const lanes = await ctx.client().get<Task[]>('/v1/tasks', { parent_id: id, archived: 'all' });
+  for (const l of lanes) {
+    const note = l.state === 'blocked' && l.block_reason ? ` (${l.block_reason})` : '';
+    lines.push(
+      `${'  '.repeat(depth)}└─ ${l.id} ${l.lane_id} ${l.state}${note} — ${l.branch_name ?? ''}`,
+    );
+    await laneTree(ctx, l.id, depth + 1, lines);
+  }
+}
+
+export const taskTree: Command = {
+  name: 'task tree',
+  summary: 'Show a task and its fan-out lanes, at every depth, with their states',
+  usage: 'svc task tree <id>',
+  options: JSON_OPTION,
+  async run(ctx) {
+    const id = idArg(ctx);
+    const root = await ctx.client().get<Task>(`/v1/tasks/${id}`);
+    if (ctx.options.json) {
+      const collect = async (t: Task): Promise<unknown> => ({
+        id: t.id,
+        lane_id: t.lane_id,
+        state: t.state,
+        lanes: await Promise.all(
+          (await ctx.client().get<Task[]>('/v1/tasks', { parent_id: t.id, archived: 'all' })).map(
+            collect,
+          ),
+        ),
+      });
+      ctx.out(JSON.stringify(await collect(root), null, 2));
+      return EXIT.ok;
+    }
+    const lines = [
+      `${root.id} ${root.title} ${root.state}${root.children ? ` — lanes ${root.children.settled}/${root.children.total} settled` : ''}`,
+    ];
+    await laneTree(ctx, id, 0, lines);
+    ctx.out(lines.join('\n'));
+    return EXIT.ok;
+  },
+};
+
 function action(
   name: string,
   summary: string,
@@ -494,6 +541,7 @@ export const taskCommands: Command[] = [
   taskShow,
   taskSteps,
   taskLogs,
+  taskTree,
   action('cancel', 'Cancel a task (stops its running process tree)'),
   action('pause', 'Pause a task (at the next step boundary if it is running)'),
   action('resume', 'Resume a paused task'),

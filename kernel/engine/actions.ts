@@ -11,7 +11,14 @@ import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { branchExists, gitRaw } from '../git/index.js';
 import type { Project, ProjectService } from '../projects/index.js';
-import type { StepRunRow, StepRunsTable, Store, TaskRow, TasksTable } from '../store/index.js';
+import {
+  newStepRun,
+  type StepRunRow,
+  type StepRunsTable,
+  type Store,
+  type TaskRow,
+  type TasksTable,
+} from '../store/index.js';
 import type { TaskState } from '../task-states.js';
 import { type BranchOutcome, dropWorktree, judgeBranch, worktreeDirty } from './archive.js';
 import { closeRow } from './attempt.js';
@@ -215,47 +222,40 @@ export class TaskActions {
     const step = snap.steps[t.current_step];
     if (!step) return;
     const now = this.now();
-    this.d.runs.insert({
-      task_id: t.id,
-      step_index: t.current_step,
-      step_id: step.id,
-      step_name: stepName(step),
-      step_type: step.type,
-      group_id: null,
-      attempt: this.d.runs.lastAttempt(t.id, t.current_step, step.id, 0) + 1,
-      iteration: 0,
-      loop_item: null,
-      state: 'skipped',
-      agent: null,
-      model: null,
-      effort: null,
-      pid: null,
-      proc_started_at: null,
-      exit_code: null,
-      check_exit_code: null,
-      failure_reason: null,
-      skip_reason: null,
-      result_summary: '',
-      transcript_path: null,
-      input_tokens: null,
-      output_tokens: null,
-      cost_usd: null,
-      input_wait_ms: 0,
-      prompt_override: null,
-      run_override: null,
-      counts_retry: 0,
-      session_id: null,
-      started_at: now,
-      finished_at: now,
-    });
+    this.d.runs.insert(
+      newStepRun({
+        task_id: t.id,
+        step_index: t.current_step,
+        step_id: step.id,
+        step_name: stepName(step),
+        step_type: step.type,
+        attempt: this.d.runs.lastAttempt(t.id, t.current_step, step.id, 0) + 1,
+        state: 'skipped',
+        started_at: now,
+        finished_at: now,
+      }),
+    );
   }
 
+  /**
+   * The step a retry's override applies to: the current step, or — inside a group or a loop — the
+   * child whose latest attempt at this index failed.
+   */
   private currentStep(t: TaskRow): StepDef | undefined {
     if (t.followup_spec) {
       const spec = jsonOr<FollowUpSpec | null>(t.followup_spec, null);
       return spec?.steps[0];
     }
-    return snapshotOf(t).steps[t.current_step];
+    const top = snapshotOf(t).steps[t.current_step];
+    if (!top || !Array.isArray(top.steps)) return top;
+    const failed = this.d.runs
+      .atIndex(t.id, t.current_step)
+      .filter((r) => r.state === 'failed' && r.step_id !== top.id)
+      .at(-1);
+    const child = failed
+      ? (top.steps as StepDef[]).find((s) => s.id === failed.step_id)
+      : undefined;
+    return child ?? top;
   }
 
   async retry(
@@ -317,7 +317,9 @@ export class TaskActions {
     let branch: string | undefined;
     if (body.branch_override !== undefined)
       branch = await this.checkBranchOverride(first, body.branch_override);
-    const override: PendingOverride = {};
+    const override: PendingOverride & { step_id?: string } = {};
+    if (step && (body.prompt_override !== undefined || body.run_override !== undefined))
+      override.step_id = step.id;
     if (body.prompt_override !== undefined) override.prompt_override = body.prompt_override;
     if (body.run_override !== undefined) override.run_override = body.run_override;
     const task = this.act(id, 'retry', (t) => {

@@ -8,11 +8,23 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { type Clock, formatMs, formatNs } from '../clock/index.js';
 import { type Config, parseDuration, tryParseSize } from '../config/index.js';
+import {
+  effectiveContainer,
+  hostAlias,
+  killContainer,
+  wrapInContainer,
+} from '../container/index.js';
 import type { EventLog } from '../events/index.js';
 import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
 import { LineSplitter, resolveEnvironment, startProcess, TranscriptWriter } from '../proc/index.js';
 import type { Project } from '../projects/index.js';
-import type { StepRunRow, StepRunsTable, Store, TaskRow } from '../store/index.js';
+import {
+  newStepRun,
+  type StepRunRow,
+  type StepRunsTable,
+  type Store,
+  type TaskRow,
+} from '../store/index.js';
 import type { InputBroker } from './input.js';
 import {
   durationMs,
@@ -46,6 +58,8 @@ export interface AttemptSpec {
   iteration: number;
   item: string | null;
   groupId: string | null;
+  /** A loop's extent for the iteration this attempt belongs to. */
+  loopTotal?: number;
   /** Name of the top-level step at this index (a sub-step row shows its group's name). */
   topName: string;
   context: Record<string, unknown>;
@@ -155,39 +169,25 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   const attempt = deps.runs.lastAttempt(task.id, index, step.id, iteration) + 1;
   const now = formatMs(deps.clock.now());
   const runId = deps.store.tx(() => {
-    const id = deps.runs.insert({
-      task_id: task.id,
-      step_index: index,
-      step_id: step.id,
-      step_name: spec.topName,
-      step_type: step.type,
-      group_id: spec.groupId,
-      attempt,
-      iteration,
-      loop_item: spec.item,
-      state: 'running',
-      agent: null,
-      model: null,
-      effort: null,
-      pid: null,
-      proc_started_at: null,
-      exit_code: null,
-      check_exit_code: null,
-      failure_reason: null,
-      skip_reason: null,
-      result_summary: '',
-      transcript_path: null,
-      input_tokens: null,
-      output_tokens: null,
-      cost_usd: null,
-      input_wait_ms: 0,
-      prompt_override: spec.override?.prompt_override ?? null,
-      run_override: spec.override?.run_override ?? null,
-      counts_retry: spec.counts_retry ? 1 : 0,
-      session_id: null,
-      started_at: now,
-      finished_at: null,
-    });
+    const id = deps.runs.insert(
+      newStepRun({
+        task_id: task.id,
+        step_index: index,
+        step_id: step.id,
+        step_name: spec.topName,
+        step_type: step.type,
+        group_id: spec.groupId,
+        attempt,
+        iteration,
+        loop_item: spec.item,
+        loop_total: spec.loopTotal ?? null,
+        state: 'running',
+        prompt_override: spec.override?.prompt_override ?? null,
+        run_override: spec.override?.run_override ?? null,
+        counts_retry: spec.counts_retry ? 1 : 0,
+        started_at: now,
+      }),
+    );
     if (iteration === 0) {
       deps.events.append(
         'step.started',
@@ -225,6 +225,8 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   );
 
   const baseEnv = resolveEnvironment(config.environment);
+  const container = effectiveContainer(config, spec.snapshot.defaults);
+  let spawnCount = 0;
   const svcVars = svcVariables(task, project, step, index, attempt, runId);
   const signal = AbortSignal.any([spec.signal, latch.signal]);
   const context = { ...spec.context, Step: { ...(spec.context.Step as object), Attempt: attempt } };
@@ -329,11 +331,40 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
           });
         }
       };
+      const cwd = task.worktree_path ?? project.path;
+      let launch = { file: req.file, args: req.args, env };
+      let onTerminate: (() => void) | undefined;
+      if (container) {
+        // A containerized step reads `environment.inherit: all` as none (SPEC §2.10).
+        const inside = {
+          ...resolveEnvironment({
+            ...config.environment,
+            inherit: config.environment.inherit === 'all' ? 'none' : config.environment.inherit,
+          }),
+          ...svcVars,
+          ...(req.env ?? {}),
+        };
+        const name = `svc-${task.id}-${runId}-${++spawnCount}`;
+        launch = wrapInContainer({
+          settings: container,
+          name,
+          file: req.containerFile ?? req.file,
+          args: req.args,
+          cwd,
+          env: inside,
+          clientEnv: baseEnv,
+          mounts: [project.path, cwd],
+          interactive: req.interactive === true,
+        });
+        const runtime = container.runtime;
+        onTerminate = () => killContainer(runtime, name);
+      }
       const proc = startProcess({
-        file: req.file,
-        args: req.args,
-        cwd: task.worktree_path ?? project.path,
-        env,
+        file: launch.file,
+        args: launch.args,
+        cwd,
+        env: launch.env,
+        onTerminate,
         stdin: req.interactive ? 'keep-open' : req.stdin,
         initialStdin: req.interactive ? req.stdin : undefined,
         timeoutMs: req.timeoutMs,
@@ -376,6 +407,15 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         stderr_tail: stderrTail,
       };
     },
+    container: () =>
+      container
+        ? {
+            runtime: container.runtime,
+            image: container.image,
+            host_alias: hostAlias(container.runtime),
+            network: container.network,
+          }
+        : null,
     live: (kind, data) =>
       deps.events.live({ kind, task_id: task.id, data: { run_id: runId, ...data } }),
     scratchDir: () => {

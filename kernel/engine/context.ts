@@ -71,9 +71,11 @@ export function buildContext(
     Steps: stepsContext(rows, pos),
     Loop: {
       Index: pos.iteration,
+      Iteration: pos.iteration,
       Item: pos.item ?? '',
       IsFirst: pos.iteration === 1,
       IsLast: pos.loopTotal !== undefined && pos.iteration === pos.loopTotal,
+      Total: pos.loopTotal ?? 0,
     },
     Item: pos.item ?? '',
     Iteration: pos.iteration,

@@ -19,7 +19,8 @@ import { StepRunsTable, type Store, type TaskRow, TasksTable } from '../store/in
 import { TaskActions } from './actions.js';
 import { TaskCreator } from './create.js';
 import { InputBroker } from './input.js';
-import { jsonOr, type WorkflowSnapshot } from './model.js';
+import { loopView } from './loop-view.js';
+import { jsonOr, SETTLED_STATES, type WorkflowSnapshot } from './model.js';
 import type { AgentPort, WorkflowPort } from './ports.js';
 import { type RecoveryReport, recover } from './recovery.js';
 import { Runner } from './runner.js';
@@ -97,6 +98,7 @@ export class Engine {
         logger: d.logger,
         worktreesDir: d.paths.worktreesDir,
         treeCost: (rootId) => this.treeCost(rootId),
+        workflows: d.workflows,
       },
       () => d.scheduler.poke(),
     );
@@ -126,10 +128,54 @@ export class Engine {
       openChat: (id) => this.openChat(id),
       answerInput: (task, body) => this.input.answer(task, body),
     });
+    this.addViewDecorator((task, snap, view) => {
+      const loop = loopView(task, snap, this.runs, d.config.current().loop.max_iterations);
+      if (loop) view.loop = loop;
+    });
     this.states.onTransition((task, _from, event) => {
       d.scheduler.poke();
       d.notifier.onStateChanged(event, task.parent_task_id === null);
+      if (task.parent_task_id !== null) this.laneChanged(task);
     });
+  }
+
+  /**
+   * A lane moved: every ancestor hears about it (`task.children_changed`), and a parent parked in
+   * awaiting_children is re-queued for its join when its lanes have settled — or, under
+   * `schedule: eager`, as each further lane settles (decision 017).
+   */
+  private laneChanged(lane: TaskRow): void {
+    let ancestor = lane.parent_task_id;
+    while (ancestor !== null) {
+      const a = this.tasks.get(ancestor);
+      if (!a) break;
+      this.d.events.append(
+        'task.children_changed',
+        { project_id: a.project_id, task_id: a.id },
+        { child_id: lane.id, to_state: lane.state },
+      );
+      ancestor = a.parent_task_id;
+    }
+    if (lane.parent_task_id !== null && SETTLED_STATES.includes(lane.state))
+      this.maybeJoin(lane.parent_task_id);
+  }
+
+  /** Re-queues a parked parent whose join can run now. */
+  maybeJoin(parentId: number): void {
+    const parent = this.tasks.get(parentId);
+    if (!parent || parent.state !== 'awaiting_children') return;
+    const lanes = this.d.store.db
+      .prepare('SELECT state FROM tasks WHERE parent_task_id = ? AND spawned_by_index = ?')
+      .all(parent.id, parent.current_step) as Array<{ state: string }>;
+    const settled = lanes.filter((l) =>
+      SETTLED_STATES.includes(l.state as TaskRow['state']),
+    ).length;
+    const step = jsonOr<WorkflowSnapshot | null>(parent.workflow_snapshot, null)?.steps[
+      parent.current_step
+    ];
+    const eager = step?.schedule === 'eager';
+    if (settled === lanes.length || (eager && settled > 0))
+      this.states.move(parent.id, 'awaiting_children', 'queued', {});
   }
 
   /** Recovery, then admission. Call once, after plugins are loaded. */
@@ -224,7 +270,7 @@ export class Engine {
     if (q.parent_id !== undefined) {
       where.push('parent_task_id = ?');
       params.push(q.parent_id);
-    }
+    } else if (q.include_children !== 'true') where.push('parent_task_id IS NULL');
     if (q.cursor !== undefined) {
       where.push('id < ?');
       params.push(q.cursor);

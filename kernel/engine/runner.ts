@@ -8,11 +8,19 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { formatMs } from '../clock/index.js';
 import { parseDuration } from '../config/index.js';
-import type { Registry } from '../plugin/index.js';
+import { effectiveContainer, ensureImage, runtimeProblem } from '../container/index.js';
+import type { FlowOutcome, Registry } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
-import type { ProjectsTable, StepRunRow, TaskRow, TasksTable } from '../store/index.js';
+import {
+  newStepRun,
+  type ProjectsTable,
+  type StepRunRow,
+  type TaskRow,
+  type TasksTable,
+} from '../store/index.js';
 import { type AttemptDeps, type AttemptResult, closeRow, runAttempt } from './attempt.js';
 import { buildContext } from './context.js';
+import { runFlow } from './flow.js';
 import {
   durationMs,
   type FollowUpSpec,
@@ -26,6 +34,7 @@ import {
   stepSetting,
   type WorkflowSnapshot,
 } from './model.js';
+import type { WorkflowPort } from './ports.js';
 import { evaluateGuard } from './render.js';
 import type { TaskStates } from './state.js';
 import { prepareWorktree } from './worktree.js';
@@ -39,6 +48,8 @@ export interface RunnerDeps extends AttemptDeps {
   worktreesDir: string;
   /** Tree spend (task plus every lane, at any depth), for max_tree_cost_usd. */
   treeCost(rootId: number): number | null;
+  /** Lanes name workflows; the registry resolves them at spawn. */
+  workflows: WorkflowPort;
 }
 
 type Next = 'next' | 'stop';
@@ -157,6 +168,25 @@ export class Runner {
       return;
     }
     const snapshot = snapshotOf(task);
+    const container = effectiveContainer(deps.config(), snapshot.defaults);
+    if (container) {
+      // Admission rows of SPEC §2.10: a runtime gone since creation, an image missing and not pullable.
+      const problem = await runtimeProblem(container.runtime);
+      if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
+      if (problem) {
+        this.block(task, 'container_unavailable', problem);
+        return;
+      }
+      if (!(await ensureImage(container.runtime, container.image))) {
+        if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
+        this.block(
+          task,
+          'container_image_unavailable',
+          `image ${container.image} is not present and could not be pulled`,
+        );
+        return;
+      }
+    }
     if (!task.worktree_path || !existsSync(task.worktree_path)) {
       const verdict = await prepareWorktree(task, project.path, snapshot, deps.worktreesDir, {
         fetchBase: deps.config().fetch_base_branch,
@@ -272,40 +302,20 @@ export class Runner {
     const { deps } = this;
     const now = this.now();
     deps.store.tx(() => {
-      deps.runs.insert({
-        task_id: task.id,
-        step_index: index,
-        step_id: step.id,
-        step_name: stepName(step),
-        step_type: step.type,
-        group_id: null,
-        attempt: deps.runs.lastAttempt(task.id, index, step.id, 0) + 1,
-        iteration: 0,
-        loop_item: null,
-        state,
-        agent: null,
-        model: null,
-        effort: null,
-        pid: null,
-        proc_started_at: null,
-        exit_code: null,
-        check_exit_code: null,
-        failure_reason: null,
-        skip_reason: null,
-        result_summary: '',
-        transcript_path: null,
-        input_tokens: null,
-        output_tokens: null,
-        cost_usd: null,
-        input_wait_ms: 0,
-        prompt_override: null,
-        run_override: null,
-        counts_retry: 0,
-        session_id: null,
-        started_at: now,
-        finished_at: now,
-        ...fields,
-      });
+      deps.runs.insert(
+        newStepRun({
+          task_id: task.id,
+          step_index: index,
+          step_id: step.id,
+          step_name: stepName(step),
+          step_type: step.type,
+          attempt: deps.runs.lastAttempt(task.id, index, step.id, 0) + 1,
+          state,
+          started_at: now,
+          finished_at: now,
+          ...fields,
+        }),
+      );
     });
   }
 
@@ -328,7 +338,7 @@ export class Runner {
       return this.block(task, 'invalid_snapshot', `no step type ${step.type} is registered`);
     const rows = deps.runs.ofTask(task.id);
     const context = this.context(task, project, snapshot, step, index, rows);
-    if (typeof step.if === 'string') {
+    if (typeof step.if === 'string' && stepType.meta.ifRole !== 'body') {
       const guard = evaluateGuard(step.if, context);
       if (!guard.ok) {
         this.writeDecisionRow(task, step, index, 'failed', {
@@ -345,6 +355,10 @@ export class Runner {
         this.advance(task, index);
         return 'next';
       }
+    }
+    if (stepType.flow) {
+      const outcome = await runFlow(deps, task, project, snapshot, step, index, entry.ac.signal);
+      return this.applyFlow(task, snapshot, step, index, outcome);
     }
     const override = jsonOr<PendingOverride | null>(task.pending_override, null);
     if (override) deps.states.patch(task.id, 'running', { pending_override: null });
@@ -365,6 +379,50 @@ export class Runner {
       override: override ?? undefined,
     });
     return this.applyOutcome(task, snapshot, step, index, result, entry);
+  }
+
+  /** Applies what a structural step ended as (FlowOutcome) to the task. */
+  private applyFlow(
+    task: TaskRow,
+    snapshot: WorkflowSnapshot,
+    step: StepDef,
+    index: number,
+    outcome: FlowOutcome,
+  ): Next {
+    const { deps } = this;
+    if (deps.tasks.get(task.id)?.state !== 'running') return 'stop';
+    switch (outcome.kind) {
+      case 'succeeded': {
+        this.advance(task, index);
+        const cost = this.costBlock(task);
+        if (cost) return this.block(task, cost, `spend passed the cap in step ${step.id}`);
+        return 'next';
+      }
+      case 'failed':
+        return this.block(
+          task,
+          blockReasonFor(outcome.reason),
+          `${outcome.reason} in step ${step.id}${outcome.message ? `: ${outcome.message}` : ''}`,
+        );
+      case 'blocked':
+        return this.block(task, outcome.reason, outcome.message ?? null);
+      case 'stop_workflow':
+        deps.states.patch(task.id, 'running', { current_step: snapshot.steps.length });
+        return 'next';
+      case 'backoff':
+        deps.states.move(task.id, 'running', 'queued', {
+          queued_reason: 'retry_backoff',
+          admit_not_before: formatMs(deps.clock.now() + outcome.ms),
+        });
+        return 'stop';
+      case 'usage_limit':
+        return this.usageLimit(task, outcome.resets_at, outcome.auto_continue);
+      case 'awaiting_children':
+        deps.states.move(task.id, 'running', 'awaiting_children', {});
+        return 'stop';
+      case 'cancelled':
+        return 'stop';
+    }
   }
 
   private maxRetries(step: StepDef, snapshot: WorkflowSnapshot): number {

@@ -105,6 +105,11 @@ export interface SpawnRequest {
   onStart?: (handle: ProcessHandle) => void;
   /** Files written (mode 0600) before spawning, e.g. an agent's per-run MCP config. */
   files?: { path: string; content: string }[];
+  /**
+   * The program's name inside a container, when `file` is a host path (an agent CLI resolved on the
+   * host); ignored on the host. Absent: `file` as given.
+   */
+  containerFile?: string;
 }
 
 export interface ProcessHandle {
@@ -180,6 +185,11 @@ export interface StepContext {
   which(program: string): string | null;
   /** Writes a `svc.<kind>` annotation line to the attempt's transcript. */
   annotate(kind: string, fields: Record<string, unknown>): void;
+  /**
+   * The container this task's steps run in (SPEC §2.10), or null on the host. An agent wiring an
+   * MCP endpoint uses `host_alias` instead of 127.0.0.1 inside it.
+   */
+  container(): { runtime: string; image: string; host_alias: string; network: boolean } | null;
   /** Publishes live output (never stored) on the task's event stream. */
   live(kind: string, data: Record<string, unknown>): void;
   /** A fresh owner-only directory for this attempt's files; removed after the attempt. */
@@ -196,3 +206,159 @@ export interface StepContext {
 }
 
 export type StepRun = (ctx: StepContext, def: Record<string, unknown>) => Promise<StepOutcome>;
+
+// ─── control flow ────────────────────────────────────────────────────────────────────────────
+// Structural step types (parallel, loop, condition, break, fan_out) do not run one process: they
+// compose other steps. They implement `flow(ctx, def)` instead of `run`, and the engine supplies
+// the primitives below. Position inside a group or loop is always derived from rows, so a retry
+// or a restart resumes where the work stopped.
+
+/** One recorded attempt at this step's index, as flow steps need to see it. */
+export interface StepRunView {
+  id: number;
+  step_id: string;
+  step_type: string;
+  group_id: string | null;
+  attempt: number;
+  iteration: number;
+  loop_item: string | null;
+  loop_total: number | null;
+  state: string;
+  failure_reason: string | null;
+  skip_reason: string | null;
+  result_summary: string;
+  /** True when the row was written after the last human retry (older failures are history). */
+  current: boolean;
+}
+
+/** Where a child runs inside a loop. */
+export interface LoopPosition {
+  iteration: number;
+  item: string | null;
+  total: number;
+}
+
+/** How a child step (a parallel sub-step or a loop body step) ended, retries spent. */
+export type ChildVerdict =
+  | { kind: 'passed'; state: string }
+  /** `allowed`: the step declared allow_failure and the reason is its own, so the flow goes on. */
+  | { kind: 'failed'; reason: string; message: string; allowed: boolean }
+  /** A condition rendered false (ends a loop iteration). */
+  | { kind: 'stopped' }
+  /** A break rendered true (ends the innermost loop). */
+  | { kind: 'break' }
+  /** A failed attempt with retries left and a retry_backoff: the whole task waits. */
+  | { kind: 'backoff'; ms: number }
+  /** `auto_continue`: the mode the agent's adapter says applies (decision 043). */
+  | {
+      kind: 'usage_limit';
+      resets_at: number | null;
+      auto_continue?: 'always' | 'reported_only' | 'never';
+    }
+  | { kind: 'cancelled' };
+
+export interface LaneSpec {
+  id: string;
+  /** Declared index among the step's lanes (merge order). */
+  order: number;
+  workflow?: string;
+  steps?: unknown[];
+  fields: Record<string, string>;
+  agent?: string;
+  model?: string;
+  effort?: string;
+  priority?: number;
+}
+
+export interface LaneView {
+  task_id: number;
+  lane_id: string;
+  lane_order: number;
+  state: string;
+  branch: string;
+}
+
+export type MergeResult =
+  | { kind: 'merged' }
+  /** The lane's branch is already part of this task's branch. */
+  | { kind: 'already' }
+  | { kind: 'conflict'; paths: string[] }
+  | { kind: 'error'; message: string };
+
+/** What a flow step ended as; the engine applies it to the task. */
+export type FlowOutcome =
+  | { kind: 'succeeded' }
+  /** A child failed for good: the task blocks with the child's reason (decision 011). */
+  | { kind: 'failed'; reason: string; message?: string }
+  /** The task blocks with exactly this reason (`loop_limit`, `merge_conflict`, `lane_failed`, `condition_error`). */
+  | { kind: 'blocked'; reason: string; message?: string }
+  /** A condition at the top level rendered false: the workflow ends here, the task is done. */
+  | { kind: 'stop_workflow' }
+  | { kind: 'backoff'; ms: number }
+  | {
+      kind: 'usage_limit';
+      resets_at: number | null;
+      auto_continue?: 'always' | 'reported_only' | 'never';
+    }
+  /** Lanes were spawned (or some are still running): the task parks in awaiting_children. */
+  | { kind: 'awaiting_children' }
+  | { kind: 'cancelled' };
+
+export interface FlowContext {
+  readonly task: TaskView;
+  readonly step: { id: string; name: string; type: string; index: number };
+  /** Aborts on cancel, shutdown, or when the step's own `timeout` (bounding the whole) passes. */
+  readonly signal: AbortSignal;
+  /** True once the whole-step timeout has fired (the flow then reports `timeout`). */
+  timedOut(): boolean;
+  setting(key: string): unknown;
+  limits(): { parallel_max: number; loop_max_iterations: number; fan_out_max_tasks: number };
+  /** Renders a guard (`true`/`false` only) in this step's context, at a loop position if given. */
+  guard(
+    template: string,
+    at?: LoopPosition,
+  ): { ok: true; value: boolean } | { ok: false; error: string };
+  /** Renders a template to text in this step's context (for_each entries, lane fields). */
+  render(template: string, at?: LoopPosition): string;
+  /** A `for_each`'s items: each entry rendered, split on newlines, trimmed, blank lines dropped. */
+  items(forEach: unknown): string[];
+  /** Rows recorded at this step's index, oldest first. */
+  history(): StepRunView[];
+  /**
+   * True when `row` (the latest of a child) lets the flow go on: it succeeded, was skipped or
+   * approved, or failed in a way the child's `allow_failure` swallows.
+   */
+  isPassed(row: StepRunView, child: Record<string, unknown>): boolean;
+  /** Runs a child step to its verdict under its own retry budget (attempts continue across calls). */
+  runChild(
+    step: Record<string, unknown>,
+    opts: {
+      group: string;
+      at?: LoopPosition;
+      signal?: AbortSignal;
+      extra?: Record<string, unknown>;
+    },
+  ): Promise<ChildVerdict>;
+  /** Writes a decision row at this index (an empty loop, a fan_out that selected no lane, a join). */
+  record(row: {
+    step_id: string;
+    step_type: string;
+    state: 'succeeded' | 'stopped' | 'failed';
+    summary?: string;
+    failure_reason?: string;
+    at?: LoopPosition;
+  }): void;
+  /** Lanes this step spawned, in declared order. */
+  lanes(): LaneView[];
+  /** Creates every lane as a child task in one transaction; throws (SvcError 400) when a bound is passed. */
+  spawnLanes(lanes: LaneSpec[]): void;
+  /** Merges a lane's branch into this task's worktree with `--no-ff`. */
+  mergeLane(lane: LaneView): Promise<MergeResult>;
+  /** A merge left in the worktree (a human resolving a conflict, or a crash mid-join). */
+  pendingMerge(): Promise<
+    { kind: 'none' } | { kind: 'conflicted'; paths: string[] } | { kind: 'resolved' }
+  >;
+  commitMerge(message: string): Promise<MergeResult>;
+}
+
+export type StepFlow = (ctx: FlowContext, def: Record<string, unknown>) => Promise<FlowOutcome>;

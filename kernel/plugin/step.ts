@@ -106,6 +106,11 @@ export interface StepTypeMeta<D = unknown> {
    * every item of a list and `key.*` every value of a map (`prompt`, `env.*`, `lanes[].if`).
    */
   templates: readonly string[];
+  /**
+   * What `if:` means for this type: a `guard` (default) skips the step when it renders false; a
+   * `body` is the step's own condition (condition, break), evaluated by its flow.
+   */
+  ifRole?: 'guard' | 'body';
 }
 
 /** One list of sub-steps (or one implied sub-step) the validator should descend into. */
@@ -189,6 +194,8 @@ export interface StepType<D = unknown> {
   validate?(def: D, ctx: StepValidationContext): readonly StepFinding[];
   /** Runs one attempt (engine-owned contract in step-run.ts). Absent for purely structural types. */
   run?: import('./step-run.js').StepRun;
+  /** Composes other steps (parallel, loop, condition, break, fan_out) with the engine's flow primitives. */
+  flow?: import('./step-run.js').StepFlow;
 }
 
 /** Identity helper that types a step type module; the registry checks the shape at registration. */

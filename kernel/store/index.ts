@@ -14,10 +14,11 @@ export {
 export { type Migration, migrations, NEWEST_MIGRATION } from './migrations/index.js';
 export { type ProjectInsert, type ProjectRow, ProjectsTable } from './projects.js';
 export {
+  newStepRun,
   type StepRunInsert,
   type StepRunPatch,
   type StepRunRow,
   type StepRunState,
   StepRunsTable,
 } from './step-runs.js';
-export { type TaskInsert, type TaskPatch, type TaskRow, TasksTable } from './tasks.js';
+export { newTask, type TaskInsert, type TaskPatch, type TaskRow, TasksTable } from './tasks.js';

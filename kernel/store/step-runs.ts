@@ -22,6 +22,7 @@ export interface StepRunRow {
   attempt: number;
   iteration: number;
   loop_item: string | null;
+  loop_total: number | null;
   state: StepRunState;
   agent: string | null;
   model: string | null;
@@ -47,6 +48,50 @@ export interface StepRunRow {
 }
 
 export type StepRunInsert = Omit<StepRunRow, 'id'>;
+
+/** A new row with every optional column empty; callers name what they know. */
+export function newStepRun(
+  r: Pick<
+    StepRunRow,
+    | 'task_id'
+    | 'step_index'
+    | 'step_id'
+    | 'step_name'
+    | 'step_type'
+    | 'attempt'
+    | 'state'
+    | 'started_at'
+  > &
+    Partial<StepRunInsert>,
+): StepRunInsert {
+  return {
+    group_id: null,
+    iteration: 0,
+    loop_item: null,
+    loop_total: null,
+    agent: null,
+    model: null,
+    effort: null,
+    pid: null,
+    proc_started_at: null,
+    exit_code: null,
+    check_exit_code: null,
+    failure_reason: null,
+    skip_reason: null,
+    result_summary: '',
+    transcript_path: null,
+    input_tokens: null,
+    output_tokens: null,
+    cost_usd: null,
+    input_wait_ms: 0,
+    prompt_override: null,
+    run_override: null,
+    counts_retry: 0,
+    session_id: null,
+    finished_at: null,
+    ...r,
+  };
+}
 export type StepRunPatch = Partial<Omit<StepRunRow, 'id' | 'task_id'>>;
 
 export class StepRunsTable {

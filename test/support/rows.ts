@@ -43,6 +43,7 @@ export function insertTask(
     root_task_id: null,
     depth: 0,
     lane_id: null,
+    spawned_by_index: null,
     lane_order: null,
     title: 'a task',
     description: '',
@@ -107,6 +108,7 @@ export function insertStepRun(
     w.close();
   }
   const id = new StepRunsTable(store.db).insert({
+    loop_total: null,
     task_id: taskId,
     step_index: index,
     step_id: 'one',

@@ -231,8 +231,12 @@ export async function runAgentStep(
       return failed('template_error', (err as Error).message);
     }
   }
-  const located = await host.locate(name);
-  if (!located.ok) return failed('agent_unavailable', located.message);
+  // In a container the CLI is the image's (SPEC §2.10: `agents.<name>.path` is ignored there); the
+  // host's probed build, when there is one, is the best guess of its version.
+  const container = ctx.container();
+  const found = await host.locate(name);
+  if (!found.ok && !container) return failed('agent_unavailable', found.message);
+  const located = found.ok ? found : { path: adapter.binary, version: null };
   if (ctx.signal.aborted) return { kind: 'cancelled' };
 
   const mode = permissionMode(ctx);
@@ -316,6 +320,7 @@ export async function runAgentStep(
 
   const r = await ctx.spawn({
     file: located.path,
+    containerFile: adapter.binary,
     args: plan.args,
     env: plan.env,
     stdin: plan.stdin.data,

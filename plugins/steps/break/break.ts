@@ -19,5 +19,6 @@ export const breakStep = defineStepType<BreakStep>({
     reasons: ['condition_error'],
     contexts: ['loop'],
     templates: ['if'],
+    ifRole: 'body',
   },
 });

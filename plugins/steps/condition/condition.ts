@@ -4,7 +4,9 @@
  * process, so it takes no retries, timeout or allow_failure. It may not stand in a parallel group,
  * where "the rest" has no order.
  */
+
 import { defineStepType } from '../../../kernel/plugin/index.js';
+import { conditionFlow } from './flow.js';
 import { CONDITION_ROWS, type ConditionStep, ConditionStepSchema } from './schema.js';
 
 export const conditionStep = defineStepType<ConditionStep>({
@@ -20,5 +22,7 @@ export const conditionStep = defineStepType<ConditionStep>({
     reasons: ['condition_error'],
     contexts: ['body', 'loop'],
     templates: ['if'],
+    ifRole: 'body',
   },
+  flow: conditionFlow,
 });

@@ -7,6 +7,7 @@
  * only with `on_conflict: agent`, pinned to `retry_backoff: 0`, never `on_input: require`).
  * Named lane workflows, depth and descendant counts are judged at task creation.
  */
+
 import {
   agentValueFindings,
   defineStepType,
@@ -16,6 +17,7 @@ import {
   type StepValidationContext,
   workflowDurationMs,
 } from '../../../kernel/plugin/index.js';
+import { fanOutFlow } from './flow.js';
 import {
   FAN_OUT_COMMON,
   FAN_OUT_ROWS,
@@ -141,6 +143,7 @@ export const fanOutStep = defineStepType<FanOutStep>({
       'lane.fields.*',
     ],
   },
+  flow: fanOutFlow,
   children(def): StepChildren[] {
     const out: StepChildren[] = [];
     for (const { lane, path } of lanesOf(def)) {

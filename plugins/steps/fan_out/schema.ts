@@ -74,6 +74,8 @@ export const FanOutStepSchema = z.strictObject({
     .optional(),
   lane: LaneTemplateSchema.optional(),
   merge: MergeSchema.optional(),
+  /** `all` (default) joins once every lane settled; `eager` merges each lane as soon as it and those before it settled (decision 017). */
+  schedule: z.enum(['all', 'eager'], { error: 'must be all or eager' }).optional(),
 });
 
 export type FanOutStep = z.infer<typeof FanOutStepSchema>;
@@ -90,6 +92,14 @@ export const FAN_OUT_ROWS: readonly SchemaRow[] = [
     description: 'One lane template expanded once per rendered for_each item (or use lanes).',
   },
   { key: 'merge', control: 'merge', description: 'How lane branches merge back.' },
+  {
+    key: 'schedule',
+    control: 'enum',
+    values: ['all', 'eager'],
+    default: 'all',
+    description:
+      'all: join once every lane settled; eager: merge each lane as soon as it and the lanes before it settled.',
+  },
 ];
 
 const LANE_ROWS: readonly SchemaRow[] = [

@@ -5,12 +5,14 @@
  * iteration). The ceiling is the step's `max_iterations`, else `loop.max_iterations`. `break`
  * leaves the loop; `condition` false ends one iteration. No `while`: converge with count + break.
  */
+
 import {
   defineStepType,
   requireInputFindings,
   type StepChildren,
   type StepFinding,
 } from '../../../kernel/plugin/index.js';
+import { loopFlow } from './flow.js';
 import { LOOP_COMMON, LOOP_ROWS, type LoopStep, LoopStepSchema } from './schema.js';
 
 function body(def: LoopStep): readonly unknown[] {
@@ -31,6 +33,7 @@ export const loopStep = defineStepType<LoopStep>({
     contexts: ['body'],
     templates: ['if', 'for_each', 'for_each[]'],
   },
+  flow: loopFlow,
   children(def): StepChildren[] {
     return [{ kind: 'list', path: ['steps'], context: 'loop', steps: body(def) }];
   },

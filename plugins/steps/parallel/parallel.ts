@@ -4,11 +4,13 @@
  * type say so); an agent sub-step that resolves to `on_input: require` is refused too, judged on
  * the resolved value, so a `defaults.on_input: require` is caught as well.
  */
+
 import {
   defineStepType,
   requireInputFindings,
   type StepChildren,
 } from '../../../kernel/plugin/index.js';
+import { parallelFlow } from './flow.js';
 import { PARALLEL_COMMON, PARALLEL_ROWS, type ParallelStep, ParallelStepSchema } from './schema.js';
 
 function subSteps(def: ParallelStep): readonly unknown[] {
@@ -30,6 +32,7 @@ export const parallelStep = defineStepType<ParallelStep>({
     contexts: ['body'],
     templates: ['if'],
   },
+  flow: parallelFlow,
   children(def): StepChildren[] {
     return [{ kind: 'list', path: ['steps'], context: 'parallel', steps: subSteps(def) }];
   },

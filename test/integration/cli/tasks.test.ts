@@ -119,6 +119,44 @@ describe('svc task', () => {
     expect((await cli(env, 'task', 'list', '--all')).out).toContain('archived');
   });
 
+  it('shows loop progress in the timeline and the lane tree', async () => {
+    const env = await start();
+    const repo = gitRepo();
+    withWorkflows(repo, {
+      fan: 'name: fan\nsteps:\n  - id: split\n    type: fan_out\n    lanes:\n      - id: left\n        steps:\n          - id: l\n            type: command\n            run: "true"\n      - id: right\n        steps:\n          - id: r\n            type: command\n            run: "true"\n  - id: again\n    type: loop\n    for_each: "x\\ny"\n    steps:\n      - id: echo\n        type: command\n        run: echo {{.Item}}\n',
+    });
+    await cli(env, 'project', 'add', repo.path);
+    const task = JSON.parse(
+      (
+        await cli(
+          env,
+          'task',
+          'create',
+          '--project',
+          '1',
+          '--title',
+          'tree',
+          '--workflow',
+          'fan',
+          '--json',
+        )
+      ).out,
+    );
+    await waitFor(
+      async () =>
+        JSON.parse((await cli(env, 'task', 'show', String(task.id), '--json')).out).state ===
+        'done',
+      20_000,
+    );
+    const tree = await cli(env, 'task', 'tree', String(task.id));
+    expect(tree.out).toMatch(/lanes 2\/2 settled/);
+    expect(tree.out).toMatch(/└─ \d+ left done/);
+    expect(tree.out).toMatch(/└─ \d+ right done/);
+    const show = await cli(env, 'task', 'show', String(task.id));
+    expect(show.out).toMatch(/2\s+again\s+loop\s+2 succeeded/);
+    expect(show.out).toMatch(/\[2 y\] echo\s+command\s+succeeded/);
+  });
+
   it('follows live output with logs -f until the task stops', async () => {
     const env = await start();
     const repo = gitRepo();

@@ -248,3 +248,121 @@ describe('notify (SPEC §2.10)', () => {
     expect(readFileSync(join(dir, 'svcvars'), 'utf8').trim().split('\n')).toEqual(['0', '0']);
   });
 });
+
+describe('fetch_base_branch (decision 012)', () => {
+  it('cuts the worktree from the upstream tip when the local base is behind, and falls back when the remote is gone', async () => {
+    const { bareRemote, git: gitIn } = await import('../../support/git.js');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const t = await buildTestApp();
+    const { project, repo } = await addProject(t, { ok: commandWorkflow('ok', 'true') });
+    const origin = bareRemote(repo);
+    // Someone else pushes a commit; our local main does not have it.
+    const other = mkdtempSync(join(tmpdir(), 'svc-other-'));
+    gitIn(other, 'clone', '-q', origin, 'clone');
+    const clone = join(other, 'clone');
+    gitIn(clone, 'config', 'user.name', 'x');
+    gitIn(clone, 'config', 'user.email', 'x@x');
+    gitIn(clone, 'commit', '-q', '--allow-empty', '-m', 'upstream change');
+    gitIn(clone, 'push', '-q', 'origin', 'main');
+    const upstreamTip = gitIn(clone, 'rev-parse', 'HEAD');
+    const task = await waitState(
+      t,
+      (await createTask(t, { project_id: project.id, title: 'f', workflow: 'ok' })).id,
+      'done',
+    );
+    expect(gitIn(task.worktree_path as string, 'rev-parse', 'HEAD')).toBe(upstreamTip);
+    expect(repo.git('rev-parse', 'main')).not.toBe(upstreamTip);
+    // An unreachable remote falls back to the local base silently.
+    repo.git('remote', 'set-url', 'origin', '/nonexistent/remote.git');
+    const t2 = await waitState(
+      t,
+      (await createTask(t, { project_id: project.id, title: 'g', workflow: 'ok' })).id,
+      'done',
+    );
+    expect(gitIn(t2.worktree_path as string, 'rev-parse', 'HEAD')).toBe(
+      repo.git('rev-parse', 'main'),
+    );
+  });
+});
+
+describe('the task event stream', () => {
+  it('carries the task’s durable events and its live output', async () => {
+    const { openSse } = await import('../../support/sse.js');
+    const t = await buildTestApp();
+    await t.kernel.app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = t.kernel.app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : 0;
+    const dir = tempDir();
+    const { project } = await addProject(t, {
+      talk: commandWorkflow(
+        'talk',
+        `echo first; while [ ! -f ${dir}/go ]; do sleep 0.02; done; echo second`,
+      ),
+    });
+    const task = await createTask(t, {
+      project_id: project.id,
+      title: 's',
+      workflow: 'talk',
+      paused: true,
+    });
+    const sse = await openSse(`http://127.0.0.1:${port}/v1/tasks/${task.id}/events`, {
+      authorization: `Bearer ${t.token}`,
+    });
+    await sse.until((f) => f.some((x) => x.comment === 'connected'));
+    await act(t, task.id, 'resume');
+    await sse.until((f) =>
+      f.some((x) => x.event === 'command.output' && JSON.parse(x.data ?? '{}').text === 'first'),
+    );
+    writeFileSync(join(dir, 'go'), '');
+    const frames = await sse.until((f) =>
+      f.some(
+        (x) => x.event === 'task.state_changed' && JSON.parse(x.data ?? '{}').payload.to === 'done',
+      ),
+    );
+    const live = frames.filter((f) => f.event === 'command.output');
+    expect(live.every((f) => f.id === undefined)).toBe(true);
+    expect(live.map((f) => JSON.parse(f.data ?? '{}').text)).toEqual(['first', 'second']);
+    expect(
+      frames.filter((f) => f.id).every((f) => JSON.parse(f.data ?? '{}').task_id === task.id),
+    ).toBe(true);
+    sse.close();
+    await t.kernel.app.close();
+  });
+});
+
+describe('notify limits', () => {
+  it('runs at most 4 at once, kills a command after 10 s on the clock, and drops past a full queue', async () => {
+    const dir = tempDir();
+    const script = join(dir, 'slow.sh');
+    writeFileSync(script, `#!/bin/sh\necho start >> ${dir}/starts\nsleep 30\n`);
+    chmodSync(script, 0o755);
+    const t = await buildTestApp({ config: `notify:\n  on: [paused]\n  command: [${script}]\n` });
+    const clock = t.clock as import('../../../kernel/clock/index.js').FakeClock;
+    const { project } = await addProject(t, { ok: commandWorkflow('ok', 'true') });
+    const notifier = t.kernel.services.notifier;
+    const event = (id: number) => ({
+      id,
+      ts: '',
+      kind: 'task.state_changed' as const,
+      project_id: project.id,
+      task_id: id,
+      chat_id: null,
+      trigger_id: null,
+      payload: { to: 'paused' },
+    });
+    for (let i = 1; i <= 70; i++) notifier.onStateChanged(event(i), true);
+    notifier.onStateChanged(event(999), false);
+    await waitFor(
+      () =>
+        existsSync(join(dir, 'starts')) &&
+        readFileSync(join(dir, 'starts'), 'utf8').split('\n').length === 5,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(readFileSync(join(dir, 'starts'), 'utf8').trim().split('\n')).toHaveLength(4);
+    expect(readFileSync(t.paths.logFile, 'utf8')).toContain('notify queue full');
+    await clock.advance('10s');
+    await waitFor(() => readFileSync(join(dir, 'starts'), 'utf8').trim().split('\n').length === 8);
+    expect(readFileSync(t.paths.logFile, 'utf8')).toContain('notify command killed after 10s');
+  });
+});

@@ -71,7 +71,10 @@ describe('PATCH /v1/workflows is byte-preserving', () => {
           ops: [toEditOp(op)],
         });
         const after = readFileSync(file, 'utf8');
-        const expected = applyEdits(fixture.text, [toEditOp(op)]);
+        // The route sees the op after a JSON round trip (-0 arrives as 0), so the editor must too.
+        const expected = applyEdits(fixture.text, [
+          JSON.parse(JSON.stringify(toEditOp(op))) as EditOp,
+        ]);
         if (res.statusCode !== 200) {
           // Refused (the editor could not apply it, or the name is taken): not a byte changed.
           expect([400, 409], res.body).toContain(res.statusCode);

@@ -1,0 +1,24 @@
+/** A condition at the top level (decision 024): true goes on, false ends the workflow; the task is done. */
+import type { StepFlow } from '../../../kernel/plugin/index.js';
+
+export const conditionFlow: StepFlow = async (ctx, def) => {
+  const template = String(def.if ?? '');
+  const g = ctx.guard(template);
+  if (!g.ok) {
+    ctx.record({
+      step_id: ctx.step.id,
+      step_type: 'condition',
+      state: 'failed',
+      failure_reason: 'condition_error',
+      summary: g.error,
+    });
+    return { kind: 'blocked', reason: 'condition_error', message: g.error };
+  }
+  ctx.record({
+    step_id: ctx.step.id,
+    step_type: 'condition',
+    state: g.value ? 'succeeded' : 'stopped',
+    summary: template,
+  });
+  return g.value ? { kind: 'succeeded' } : { kind: 'stop_workflow' };
+};

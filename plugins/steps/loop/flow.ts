@@ -1,0 +1,109 @@
+/**
+ * Running a loop (decision 024): `count` or the rendered `for_each` items, the body once per item.
+ * Position is derived from rows: each iteration skips body steps whose latest attempt passed and
+ * continues from the first that did not; iterations already started keep their recorded items and
+ * extent never shrinks below them. `break` true leaves the loop (it succeeds); `condition` false
+ * ends the iteration. A list longer than the ceiling blocks `loop_limit` before iteration 1.
+ */
+import type {
+  FlowContext,
+  FlowOutcome,
+  LoopPosition,
+  StepFlow,
+} from '../../../kernel/plugin/index.js';
+
+type Body = Record<string, unknown> & { id: string; type: string };
+
+export const loopFlow: StepFlow = async (ctx, def): Promise<FlowOutcome> => {
+  const body = (Array.isArray(def.steps) ? def.steps : []) as Body[];
+  const bodyIds = new Set(body.map((s) => s.id));
+  const ceiling =
+    typeof def.max_iterations === 'number' ? def.max_iterations : ctx.limits().loop_max_iterations;
+  const history = ctx.history().filter((r) => bodyIds.has(r.step_id) && r.iteration > 0);
+  const recorded = new Map<number, string | null>();
+  for (const r of history) recorded.set(r.iteration, r.loop_item);
+  const started = Math.max(0, ...recorded.keys());
+
+  let items: Array<string | null>;
+  if (typeof def.count === 'number') {
+    if (def.count > ceiling && started === 0)
+      return {
+        kind: 'blocked',
+        reason: 'loop_limit',
+        message: `count ${def.count} is over the ceiling ${ceiling}`,
+      };
+    items = Array.from({ length: def.count }, () => null);
+  } else {
+    try {
+      items = ctx.items(def.for_each);
+    } catch (err) {
+      const message = `for_each: ${(err as Error).message}`;
+      ctx.record({
+        step_id: ctx.step.id,
+        step_type: 'loop',
+        state: 'failed',
+        failure_reason: 'condition_error',
+        summary: message,
+      });
+      return { kind: 'blocked', reason: 'condition_error', message };
+    }
+    if (items.length > ceiling && started === 0) {
+      return {
+        kind: 'blocked',
+        reason: 'loop_limit',
+        message: `for_each rendered ${items.length} items, over the ceiling ${ceiling}`,
+      };
+    }
+  }
+  const total = Math.max(items.length, started);
+  if (total === 0) {
+    if (
+      !ctx.history().some((r) => r.step_id === ctx.step.id && r.state === 'succeeded' && r.current)
+    ) {
+      ctx.record({
+        step_id: ctx.step.id,
+        step_type: 'loop',
+        state: 'succeeded',
+        summary: 'the for_each list was empty',
+      });
+    }
+    return { kind: 'succeeded' };
+  }
+  for (let i = 1; i <= total; i++) {
+    const at: LoopPosition = {
+      iteration: i,
+      item: recorded.has(i) ? (recorded.get(i) ?? null) : (items[i - 1] ?? null),
+      total,
+    };
+    iteration: for (const step of body) {
+      const latest = ctx
+        .history()
+        .filter((r) => r.step_id === step.id && r.iteration === i)
+        .at(-1);
+      if (latest) {
+        if (latest.state === 'stopped' && step.type === 'break') return { kind: 'succeeded' };
+        if (latest.state === 'stopped' && step.type === 'condition') break;
+        if (ctx.isPassed(latest, step)) continue;
+      }
+      const v = await ctx.runChild(step, { group: ctx.step.id, at });
+      switch (v.kind) {
+        case 'passed':
+          continue;
+        case 'stopped':
+          break iteration;
+        case 'break':
+          return { kind: 'succeeded' };
+        case 'failed':
+          if (v.allowed) continue;
+          return {
+            kind: 'failed',
+            reason: v.reason,
+            message: `${step.id} (iteration ${i}): ${v.message}`,
+          };
+        default:
+          return v;
+      }
+    }
+  }
+  return { kind: 'succeeded' };
+};
