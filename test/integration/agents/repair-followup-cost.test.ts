@@ -266,6 +266,61 @@ describe("cost caps on claude's reported cost", () => {
     expect((await getTask(t, id)).cost_usd).toBe(1.5);
   });
 
+  it('max_tree_cost_usd counts every lane of a fan_out tree: the lane whose attempt crossed it blocks', {
+    timeout: 60_000,
+  }, async () => {
+    const t = await buildTestApp({
+      config: agentConfig(
+        { FAKE_CLAUDE_SCENARIO: 'cost', FAKE_CLAUDE_COST: '0.5' },
+        'max_tree_cost_usd: 0.9\nmax_parallel_tasks: 4\n',
+      ),
+    });
+    const { project } = await addProject(t, {
+      fan: `name: fan
+steps:
+  - id: split
+    type: fan_out
+    lanes:
+      - id: a
+        steps:
+          - id: wa
+            type: agent
+            agent: claude
+            prompt: a
+      - id: b
+        steps:
+          - id: wb
+            type: agent
+            agent: claude
+            prompt: b
+`,
+    });
+    const root = await createTask(t, { project_id: project.id, title: 'x', workflow: 'fan' });
+    const lanes = async () =>
+      t.json<Array<{ id: number; state: string; block_reason: string | null }>>(
+        'GET',
+        `/v1/tasks?parent_id=${root.id}&archived=all`,
+      );
+    for (let i = 0; i < 1000; i++) {
+      const now = await lanes();
+      if (now.length === 2 && now.every((l) => ['done', 'blocked'].includes(l.state))) break;
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    const settled = await lanes();
+    const seen = JSON.stringify(settled.map((l) => [l.state, l.block_reason]));
+    expect(
+      settled.some((l) => l.block_reason === 'tree_cost_limit'),
+      seen,
+    ).toBe(true);
+    expect(
+      settled.every((l) => l.state === 'done' || l.block_reason === 'tree_cost_limit'),
+      seen,
+    ).toBe(true);
+    const parent = await getTask(t, root.id);
+    expect(parent.state).toBe('awaiting_children');
+    expect((parent.children as { cost_usd: number }).cost_usd).toBe(1);
+  });
+
   it('is inert for an adapter that reports no cost', async () => {
     const t = await buildTestApp({ config: agentConfig({}, 'max_task_cost_usd: 0.0001\n') });
     const { project } = await addProject(t, { one: agentWorkflow('one', { agent: 'codex' }) });
