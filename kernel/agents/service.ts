@@ -207,7 +207,8 @@ export class AgentService implements AgentHost {
       platform: this.d.platform,
       path: loc.path,
       probe: entry?.probe ?? null,
-      probedAt: entry ? formatMs(entry.at) : null,
+      // A missing CLI was "probed" by the lookup just made; an installed one by its last probe.
+      probedAt: entry ? formatMs(entry.at) : loc.path ? null : formatMs(this.d.clock.now()),
       quota: this.quota.block(adapter.name),
     });
   }

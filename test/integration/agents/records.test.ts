@@ -108,7 +108,8 @@ describe('GET /v1/agents', () => {
       supports_skill_listing: false,
       restricted_verdict: 'supported',
       probe_error: null,
-      probed_at: null,
+      // the lookup that found nothing is the probe
+      probed_at: new Date(t.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
       quota: null,
     });
     expect(cursor.models.every((m) => m.source === 'curated')).toBe(true);
