@@ -137,7 +137,7 @@ describe('claude usage limits', () => {
     const { t } = await limited('claude', 'usage-limit-no-reset', 'never');
     const before = await quotaOf(t, 'claude');
     expect(before).toMatchObject({ spent: true, resets_at_reported: false, source: 'observed' });
-    await (t.clock as FakeClock).advance('30d');
+    await (t.clock as FakeClock).advance('20m');
     const after = await quotaOf(t, 'claude');
     expect(after).toEqual({ ...before, spent: false });
   });
