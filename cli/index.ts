@@ -14,6 +14,7 @@ import { maintenanceCommands } from './commands/maintenance.js';
 import { projectCommands } from './commands/projects.js';
 import { taskAgentCommands } from './commands/task-agent.js';
 import { taskCommands } from './commands/tasks.js';
+import { triggerCommands } from './commands/triggers.js';
 import { workflowCommands } from './commands/workflow.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { UsageError } from './format.js';
@@ -22,6 +23,7 @@ export const commands: Command[] = [
   ...daemonCommands,
   ...configCommands,
   ...workflowCommands,
+  ...triggerCommands,
   ...doctorCommands,
   ...maintenanceCommands,
   ...projectCommands,

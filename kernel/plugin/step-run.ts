@@ -300,8 +300,12 @@ export type FlowOutcome =
       resets_at: number | null;
       auto_continue?: 'always' | 'reported_only' | 'never';
     }
-  /** Lanes were spawned (or some are still running): the task parks in awaiting_children. */
-  | { kind: 'awaiting_children' }
+  /**
+   * Lanes were spawned (or some are still running): the task parks in awaiting_children.
+   * `settled`: how many of this step's lanes the flow saw settled, so a lane that settles while the
+   * task is being parked still wakes it.
+   */
+  | { kind: 'awaiting_children'; settled?: number }
   | { kind: 'cancelled' };
 
 export interface FlowContext {

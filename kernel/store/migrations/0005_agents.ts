@@ -1,5 +1,5 @@
 /**
- * 0004: what the agents service keeps across restarts (decision 042).
+ * 0005: what the agents service keeps across restarts (decision 042).
  * A usage-limit observation (SPEC §2.4) survives a restart: nothing sweeps it, only the next
  * successful step on that adapter deletes it, and a reset one is kept as "recovered". One row per
  * adapter; a newer stop replaces the older. Quota readings are never stored (memory only).
@@ -7,7 +7,7 @@
  * session (a follow-up, decision 044) can de-cumulate its tokens (decision 118).
  */
 export default {
-  version: 4,
+  version: 5,
   name: 'agents',
   sql: `
 CREATE TABLE agent_quota_observations (
