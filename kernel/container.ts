@@ -13,12 +13,14 @@ import {
   InjectionMode,
 } from 'awilix/browser';
 import type { Logger } from 'pino';
+import { AgentService } from './agents/index.js';
 import type { Clock } from './clock/index.js';
 import type { ConfigService } from './config/index.js';
 import type { Paths } from './daemon/paths.js';
 import type { DaemonState } from './daemon/state.js';
 import type { Engine } from './engine/index.js';
 import { EventLog } from './events/index.js';
+import { ForgeReconciler, ForgeService } from './forge/index.js';
 import { StreamSet } from './http/sse.js';
 import {
   type AgentFactsSource,
@@ -26,7 +28,6 @@ import {
   DoctorService,
   Notifier,
   OpsQueue,
-  ProbingAgentFacts,
   Reclaimer,
   RetentionService,
   releasesFeedUrl,
@@ -36,8 +37,8 @@ import type { AgentValueSets, Registry } from './plugin/index.js';
 import { ProjectService } from './projects/index.js';
 import { Scheduler } from './scheduler/index.js';
 import { ProjectsTable, type Store, TasksTable } from './store/index.js';
+import { TriggerService } from './triggers/index.js';
 import {
-  agentValuesFrom,
   currentHost,
   type HostPlatform,
   type ProjectLookup,
@@ -49,10 +50,15 @@ export interface Services {
   scheduler: Scheduler;
   notifier: Notifier;
   engine: Engine;
+  /** The code-host integration (SPEC §2.10 forge.*, §4.4 rules 7–9). */
+  forge: ForgeService;
+  forgeReconciler: ForgeReconciler;
+  /** Trigger files, the runtime and the ledger (SPEC §2.6, §4.6). */
+  triggers: TriggerService;
   /** One maintenance job at a time: backups, pruning, gc, compaction (ops/serial.ts). */
   opsQueue: OpsQueue;
   reclaimer: Reclaimer;
-  /** Agent rows for doctor and info; the agents service replaces this registration (decision 064). */
+  /** Agent rows for doctor and info: the agents service (decision 064). */
   agentFacts: AgentFactsSource;
   backups: BackupService;
   retention: RetentionService;
@@ -75,6 +81,8 @@ export interface Services {
   projectLookup: ProjectLookup;
   /** Agent, model and effort value sets for workflow validation and the schema route. */
   agentValues: () => AgentValueSets;
+  /** Agent CLIs: records, probes, quota, resolution, and the host agent steps run through. */
+  agents: AgentService;
   /** The host as workflow `platforms` see it. */
   hostPlatform: HostPlatform;
   /** The workflow registry: built-in, global and project workflows (SPEC §2.7). */
@@ -115,6 +123,30 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
     notifier: asFunction(
       ({ config, clock, logger }: Services) => new Notifier(config, clock, logger),
     ).singleton(),
+    forge: asFunction(
+      ({ registry, config, clock, logger }: Services) =>
+        new ForgeService({ registry, config, clock, logger }),
+    ).singleton(),
+    forgeReconciler: asFunction(
+      ({ forge, store, config, clock, logger, events, projects }: Services) =>
+        new ForgeReconciler({ forge, store, config, clock, logger, events, projects }),
+    ).singleton(),
+    // Resolved after kernel.ts registers the engine: the cradle is read lazily.
+    triggers: asFunction(
+      (c: Services) =>
+        new TriggerService({
+          paths: c.paths,
+          registry: c.registry,
+          config: c.config,
+          clock: c.clock,
+          logger: c.logger,
+          store: c.store,
+          events: c.events,
+          projects: c.projects,
+          engine: c.engine,
+          forge: c.forge,
+        }),
+    ).singleton(),
     scheduler: asFunction(
       ({ store, config, clock, logger }: Services) =>
         new Scheduler(new TasksTable(store.db), new ProjectsTable(store.db), config, clock, logger),
@@ -123,10 +155,8 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
     reclaimer: asFunction(
       ({ store, paths }: Services) => new Reclaimer(() => store.db, paths),
     ).singleton(),
-    agentFacts: asFunction(
-      ({ registry, config, clock }: Services) =>
-        new ProbingAgentFacts(registry, () => config.current(), clock),
-    ).singleton(),
+    // The agents service serves doctor and info rows from its own probe cache (decision 064).
+    agentFacts: asFunction(({ agents }: Services) => agents).singleton(),
     backups: asFunction(
       ({ store, paths, clock, config, logger, events, opsQueue, daemon }: Services) =>
         new BackupService({
@@ -174,7 +204,25 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
       ({ projects }: Services) => seed.projectLookup ?? projects,
     ).singleton(),
     hostPlatform: asValue(seed.hostPlatform ?? currentHost()),
-    agentValues: asFunction(({ registry }: Services) => agentValuesFrom(registry)).singleton(),
+    agents: asFunction(
+      ({ registry, config, clock, store, events, logger, hostPlatform, paths }: Services) =>
+        new AgentService({
+          registry,
+          config,
+          clock,
+          store,
+          events,
+          logger,
+          platform: hostPlatform.os === 'windows' ? 'win32' : (hostPlatform.os as NodeJS.Platform),
+          probeCwd: paths.dataDir,
+        }),
+    ).singleton(),
+    // Probed catalogues when the cache has them, the curated floor otherwise; never probes.
+    agentValues: asFunction(
+      ({ agents }: Services) =>
+        () =>
+          agents.valueSets(),
+    ).singleton(),
     workflows: asFunction(
       (c: Services) =>
         new WorkflowRegistry({

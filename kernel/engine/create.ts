@@ -1,18 +1,22 @@
 /**
- * Task creation (SPEC §4.4 create rules 1–6 and 10, §8 bounds). Everything is validated before the
+ * Task creation (SPEC §4.4 create rules 1–10, §8 bounds). Everything is validated before the
  * insert; the insert, the idempotency key and the `task.created` event share one transaction, so a
- * refusal leaves nothing behind and a replay finds either nothing or the whole task.
+ * refusal leaves nothing behind and a replay finds either nothing or the whole task. A forge
+ * reference (rules 7–9) makes exactly one code-host lookup and no git call (forge.ts).
  */
 import { createHash } from 'node:crypto';
 import { type Clock, formatMs } from '../clock/index.js';
 import type { ConfigService } from '../config/index.js';
+import { effectiveContainer, runtimeProblem } from '../container/index.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { branchExists } from '../git/index.js';
-import type { ProjectService } from '../projects/index.js';
-import type { Store, TaskRow, TasksTable } from '../store/index.js';
+import type { Project, ProjectService } from '../projects/index.js';
+import { newTask, type Store, type TaskRow, type TasksTable } from '../store/index.js';
 import { branchFor } from './branch.js';
-import type { AgentPort, WorkflowPort } from './ports.js';
+import { forgePrefill } from './forge.js';
+import { everyStep, type WorkflowSnapshot } from './model.js';
+import type { AgentPort, ForgePort, WorkflowPort } from './ports.js';
 import type { CreateTask } from './schema.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -27,6 +31,8 @@ export interface CreateDeps {
   config: ConfigService;
   workflows: WorkflowPort;
   agents: AgentPort;
+  /** The code host for `forge_issue` / `forge_pull`; absent means every reference is 409. */
+  forge?: ForgePort;
   /** Branches held by open chats of a project (chats add this); a task never shares one. */
   chatClaim?(projectId: number, branch: string): number | null;
 }
@@ -97,6 +103,38 @@ export class TaskCreator {
     return task;
   }
 
+  /** SPEC §2.10 container conditions judged at creation: the host OS, the runtime, network vs MCP wiring. */
+  private async checkContainer(snapshot: WorkflowSnapshot, project: Project): Promise<void> {
+    const config = this.d.config.current();
+    const container = effectiveContainer(config, snapshot.defaults);
+    if (!container) return;
+    if (process.platform === 'win32') {
+      throw new SvcError(
+        'validation_failed',
+        'a Windows daemon cannot run containerized tasks; set container.image to "" to run on the host',
+        { field: 'container.image' },
+      );
+    }
+    const problem = await runtimeProblem(container.runtime);
+    if (problem) throw new SvcError('validation_failed', problem, { field: 'container.runtime' });
+    if (!container.network && config.mcp.wire_steps) {
+      const steps = everyStep(snapshot.steps, (name) => {
+        try {
+          return this.d.workflows.forTask(name, project).snapshot.steps;
+        } catch {
+          return null;
+        }
+      });
+      if (steps.some((s) => s.type === 'agent')) {
+        throw new SvcError(
+          'validation_failed',
+          `workflow ${snapshot.name} has agent steps, which need the network to reach their MCP endpoint: set container.network: true or mcp.wire_steps: false`,
+          { field: 'workflow' },
+        );
+      }
+    }
+  }
+
   async create(
     body: CreateTask,
     opts: { idempotencyKey?: string; via?: string } = {},
@@ -123,14 +161,9 @@ export class TaskCreator {
         field: 'forge_pull',
       });
     }
-    if (body.forge_issue !== undefined || body.forge_pull !== undefined) {
-      throw new SvcError(
-        'invalid_state',
-        'the code-host integration is not available for this project',
-        { reason: 'forge_unavailable' },
-      );
-    }
-    const title = body.title ?? '';
+    // Rules 7–9: one code-host lookup when (and only when) the request names an issue or a pull.
+    const prefill = await forgePrefill(d.forge, project, body, opts.via);
+    const title = prefill.title;
     if (title.trim() === '')
       throw new SvcError('validation_failed', 'title is required and must not be blank', {
         field: 'title',
@@ -138,14 +171,16 @@ export class TaskCreator {
 
     const workflowName = body.workflow ?? project.default_workflow ?? 'adhoc';
     const wf = d.workflows.forTask(workflowName, project);
-    const fields = d.workflows.checkFields(wf.snapshot, body.fields ?? {});
+    const fields = d.workflows.checkFields(wf.snapshot, prefill.fields(wf.snapshot));
     if (!fields.ok)
       throw new SvcError('validation_failed', fields.message, {
         field: fields.field ? `fields.${fields.field}` : 'fields',
       });
 
-    const baseBranch = body.base_branch ?? project.default_branch;
-    if (!(await branchExists(project.path, baseBranch))) {
+    await this.checkContainer(wf.snapshot, project);
+    const baseBranch = body.base_branch ?? prefill.baseBranch ?? project.default_branch;
+    // A pull request's task runs no git at creation: its head is fetched at admission (rule 9).
+    if (!prefill.pull && !(await branchExists(project.path, baseBranch))) {
       throw new SvcError(
         'validation_failed',
         `base_branch ${baseBranch} is not a local branch of ${project.name}`,
@@ -157,8 +192,8 @@ export class TaskCreator {
       { agent: body.agent, model: body.model, effort: body.effort },
       body.restricted === true,
     );
-    const literal = body.branch_name?.trim();
-    if (literal && (await branchExists(project.path, literal))) {
+    const literal = prefill.branch ?? body.branch_name?.trim();
+    if (!prefill.pull && literal && (await branchExists(project.path, literal))) {
       throw new SvcError(
         'validation_failed',
         `branch ${literal} already exists in ${project.name}`,
@@ -205,56 +240,33 @@ export class TaskCreator {
         );
       }
       const state = body.paused === true ? 'paused' : 'queued';
-      const id = d.tasks.insert({
-        project_id: project.id,
-        parent_task_id: null,
-        root_task_id: null,
-        depth: 0,
-        lane_id: null,
-        lane_order: null,
-        spawned_by_index: null,
-        title,
-        description: body.description ?? '',
-        prompt: body.prompt ?? null,
-        state,
-        workflow: wf.snapshot.name ?? workflowName,
-        workflow_origin: JSON.stringify(wf.origin),
-        workflow_snapshot: JSON.stringify(wf.snapshot),
-        fields: JSON.stringify(fields.fields),
-        fields_defaulted: JSON.stringify(fields.defaulted),
-        branch_name: branch.name,
-        base_branch: baseBranch,
-        worktree_path: null,
-        priority: body.priority ?? 0,
-        agent_override: body.agent ?? null,
-        model_override: body.model ?? null,
-        effort_override: body.effort ?? null,
-        restricted: body.restricted === true ? 1 : 0,
-        max_task_cost_usd: body.max_task_cost_usd ?? null,
-        current_step: 0,
-        step_total: wf.snapshot.steps.length,
-        block_reason: null,
-        block_detail: null,
-        queued_reason: null,
-        admit_not_before: null,
-        pause_requested: 0,
-        pending_input: null,
-        followup_origin: null,
-        followup_round: 0,
-        followup_spec: null,
-        repair_spec: null,
-        pending_override: null,
-        retry_floor: 0,
-        source_chat_id: null,
-        forge_issue: null,
-        forge_pull: null,
-        created_via: opts.via ?? 'api',
-        created_at: now,
-        updated_at: now,
-        started_at: null,
-        finished_at: null,
-        archived_at: null,
-      });
+      const id = d.tasks.insert(
+        newTask({
+          project_id: project.id,
+          title,
+          description: prefill.description,
+          prompt: body.prompt ?? null,
+          state,
+          workflow: wf.snapshot.name ?? workflowName,
+          workflow_origin: JSON.stringify(wf.origin),
+          workflow_snapshot: JSON.stringify(wf.snapshot),
+          fields: JSON.stringify(fields.fields),
+          fields_defaulted: JSON.stringify(fields.defaulted),
+          branch_name: branch.name,
+          base_branch: baseBranch,
+          priority: body.priority ?? 0,
+          agent_override: body.agent ?? null,
+          model_override: body.model ?? null,
+          effort_override: body.effort ?? null,
+          restricted: body.restricted === true ? 1 : 0,
+          max_task_cost_usd: body.max_task_cost_usd ?? null,
+          step_total: wf.snapshot.steps.length,
+          forge_issue: prefill.issue ? JSON.stringify(prefill.issue) : null,
+          forge_pull: prefill.pull ? JSON.stringify(prefill.pull) : null,
+          created_via: opts.via ?? 'api',
+          created_at: now,
+        }),
+      );
       if (id !== nextId) throw new Error(`task id ${id} differs from the expected ${nextId}`);
       if (opts.idempotencyKey !== undefined) {
         d.store.db

@@ -30,7 +30,17 @@ export type StepOutcome =
   /** A manual gate: the task waits in awaiting_gate with this step's row open. */
   | { kind: 'awaiting_gate'; instructions: string }
   /** A usage limit: the attempt is interrupted, no retry consumed; `resets_at` when the CLI named one (ms epoch). */
-  | { kind: 'usage_limit'; resets_at: number | null; message?: string; usage?: StepUsage }
+  | {
+      kind: 'usage_limit';
+      resets_at: number | null;
+      message?: string;
+      usage?: StepUsage;
+      /**
+       * The `usage_limit_auto_continue` mode that applies; absent: the config's. An adapter the key
+       * is inert on (SPEC §2.10: codex, cursor) passes `always` (decision 043).
+       */
+      auto_continue?: 'always' | 'reported_only' | 'never';
+    }
   /** The attempt was stopped by cancel or shutdown. */
   | { kind: 'cancelled' };
 
@@ -95,6 +105,11 @@ export interface SpawnRequest {
   onStart?: (handle: ProcessHandle) => void;
   /** Files written (mode 0600) before spawning, e.g. an agent's per-run MCP config. */
   files?: { path: string; content: string }[];
+  /**
+   * The program's name inside a container, when `file` is a host path (an agent CLI resolved on the
+   * host); ignored on the host. Absent: `file` as given.
+   */
+  containerFile?: string;
 }
 
 export interface ProcessHandle {
@@ -170,6 +185,11 @@ export interface StepContext {
   which(program: string): string | null;
   /** Writes a `svc.<kind>` annotation line to the attempt's transcript. */
   annotate(kind: string, fields: Record<string, unknown>): void;
+  /**
+   * The container this task's steps run in (SPEC §2.10), or null on the host. An agent wiring an
+   * MCP endpoint uses `host_alias` instead of 127.0.0.1 inside it.
+   */
+  container(): { runtime: string; image: string; host_alias: string; network: boolean } | null;
   /** Publishes live output (never stored) on the task's event stream. */
   live(kind: string, data: Record<string, unknown>): void;
   /** A fresh owner-only directory for this attempt's files; removed after the attempt. */
@@ -229,7 +249,12 @@ export type ChildVerdict =
   | { kind: 'break' }
   /** A failed attempt with retries left and a retry_backoff: the whole task waits. */
   | { kind: 'backoff'; ms: number }
-  | { kind: 'usage_limit'; resets_at: number | null }
+  /** `auto_continue`: the mode the agent's adapter says applies (decision 043). */
+  | {
+      kind: 'usage_limit';
+      resets_at: number | null;
+      auto_continue?: 'always' | 'reported_only' | 'never';
+    }
   | { kind: 'cancelled' };
 
 export interface LaneSpec {
@@ -270,9 +295,17 @@ export type FlowOutcome =
   /** A condition at the top level rendered false: the workflow ends here, the task is done. */
   | { kind: 'stop_workflow' }
   | { kind: 'backoff'; ms: number }
-  | { kind: 'usage_limit'; resets_at: number | null }
-  /** Lanes were spawned (or some are still running): the task parks in awaiting_children. */
-  | { kind: 'awaiting_children' }
+  | {
+      kind: 'usage_limit';
+      resets_at: number | null;
+      auto_continue?: 'always' | 'reported_only' | 'never';
+    }
+  /**
+   * Lanes were spawned (or some are still running): the task parks in awaiting_children.
+   * `settled`: how many of this step's lanes the flow saw settled, so a lane that settles while the
+   * task is being parked still wakes it.
+   */
+  | { kind: 'awaiting_children'; settled?: number }
   | { kind: 'cancelled' };
 
 export interface FlowContext {

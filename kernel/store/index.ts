@@ -21,4 +21,11 @@ export {
   type StepRunState,
   StepRunsTable,
 } from './step-runs.js';
-export { type TaskInsert, type TaskPatch, type TaskRow, TasksTable } from './tasks.js';
+export { newTask, type TaskInsert, type TaskPatch, type TaskRow, TasksTable } from './tasks.js';
+export {
+  TriggerDeliveriesTable,
+  type TriggerDeliveryInsert,
+  type TriggerDeliveryRow,
+} from './trigger-deliveries.js';
+export { type TriggerQueueRow, TriggerQueueTable } from './trigger-queue.js';
+export { type TriggerStateRow, TriggerStateTable } from './trigger-state.js';

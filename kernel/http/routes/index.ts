@@ -1,6 +1,7 @@
 /** Every route module, in the order they register. One file per resource. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../container.js';
+import { agentsRoutes } from './agents.js';
 import { backupRoutes } from './backup.js';
 import { configRoutes } from './config.js';
 import { daemonRoutes } from './daemon.js';
@@ -9,6 +10,7 @@ import { eventsRoutes } from './events.js';
 import { maintenanceRoutes } from './maintenance.js';
 import { projectRoutes } from './projects.js';
 import { taskRoutes } from './tasks.js';
+import { triggerRoutes } from './triggers.js';
 import { updateRoutes } from './update.js';
 import { workflowsRoutes } from './workflows.js';
 
@@ -20,9 +22,11 @@ export const routeModules: RouteModule[] = [
   eventsRoutes,
   projectRoutes,
   taskRoutes,
+  triggerRoutes,
   doctorRoutes,
   backupRoutes,
   maintenanceRoutes,
   updateRoutes,
   workflowsRoutes,
+  agentsRoutes,
 ];
