@@ -217,6 +217,18 @@ export class Runner {
       let next: Next;
       const repair = jsonOr<RepairSpec | null>(task.repair_spec, null);
       const followUp = jsonOr<FollowUpSpec | null>(task.followup_spec, null);
+      const more = repair || followUp || task.current_step < snapshot.steps.length;
+      if (more && task.worktree_path && !existsSync(task.worktree_path)) {
+        // Deleted under a running task (issue 11, decision 151): spawning in it would fail as a
+        // missing shell; stop before the step instead, so no attempt is spent, and let `retry`
+        // re-create it from the branch, which holds every commit made so far.
+        this.block(
+          task,
+          'worktree_missing',
+          `worktree ${task.worktree_path} was deleted while the task ran; retry re-creates it from ${task.branch_name}`,
+        );
+        return;
+      }
       if (repair) next = await this.runRepair(task, project, snapshot, repair, entry);
       else if (followUp) next = await this.runFollowUp(task, project, snapshot, followUp, entry);
       else if (task.current_step >= snapshot.steps.length) {

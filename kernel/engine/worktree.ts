@@ -15,6 +15,7 @@ import {
   GitError,
   gitRaw,
   pruneWorktrees,
+  restoreWorktree,
 } from '../git/index.js';
 import type { TaskRow } from '../store/index.js';
 import type { WorkflowSnapshot } from './model.js';
@@ -61,6 +62,19 @@ export async function prepareWorktree(
   if (task.worktree_path) {
     if (await isOurWorktree(task.worktree_path, branch))
       return { ok: true, worktree: task.worktree_path };
+    // Gone from disk but the branch is still there (decision 151): check the branch out again at
+    // the same path. Every commit survives; only uncommitted changes went with the directory.
+    if (!existsSync(task.worktree_path)) {
+      const facts = await branchFacts(projectPath, [branch]);
+      if (facts.get(branch)?.exists) {
+        try {
+          await restoreWorktree(projectPath, task.worktree_path, branch);
+          return { ok: true, worktree: task.worktree_path };
+        } catch (err) {
+          return { ok: false, reason: 'worktree_missing', detail: (err as Error).message };
+        }
+      }
+    }
     return {
       ok: false,
       reason: 'worktree_missing',

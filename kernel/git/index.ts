@@ -27,6 +27,7 @@ export {
   pruneWorktrees,
   type RemoteDeleteResult,
   removeWorktree,
+  restoreWorktree,
   type Upstream,
   upstreamOf,
 } from './worktree.js';

@@ -64,6 +64,18 @@ export async function addWorktreeForBranch(
   await serially(repo, () => git(repo, ['worktree', 'add', '--quiet', path, branch]));
 }
 
+/**
+ * Checks `branch` out again at `path` after the directory was deleted by hand: the stale
+ * registration is pruned first, so no `--force` is needed (which would also let a branch live
+ * in two worktrees).
+ */
+export async function restoreWorktree(repo: string, path: string, branch: string): Promise<void> {
+  await serially(repo, async () => {
+    await git(repo, ['worktree', 'prune']);
+    await git(repo, ['worktree', 'add', '--quiet', path, branch]);
+  });
+}
+
 export async function removeWorktree(repo: string, path: string, force: boolean): Promise<void> {
   if (!existsSync(repo)) return;
   await serially(repo, async () => {
