@@ -26,8 +26,10 @@ export {
   operationInProgress,
   pruneWorktrees,
   type RemoteDeleteResult,
+  removeLeftIndexLock,
   removeWorktree,
   restoreWorktree,
   type Upstream,
   upstreamOf,
+  worktreeGitDir,
 } from './worktree.js';

@@ -3,8 +3,8 @@
  * `delete_empty_branch_on_archive`, `delete_remote_branch_on_archive`). Branches are deleted
  * only with `git branch -d` (never forced) and remotes are never guessed.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { branchExists, commitsPastBase, headCommit } from './repo.js';
 import { GitError, git, gitRaw } from './run.js';
 
@@ -74,6 +74,36 @@ export async function restoreWorktree(repo: string, path: string, branch: string
     await git(repo, ['worktree', 'prune']);
     await git(repo, ['worktree', 'add', '--quiet', path, branch]);
   });
+}
+
+/** The git directory of a worktree (its `.git` file names it), read without running git. */
+export function worktreeGitDir(worktree: string): string | null {
+  const dotGit = join(worktree, '.git');
+  try {
+    if (statSync(dotGit).isDirectory()) return dotGit;
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+    if (!m?.[1]) return null;
+    const dir = m[1].trim();
+    return isAbsolute(dir) ? dir : resolve(worktree, dir);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Removes the worktree's `index.lock`. Only for a caller that knows the lock is a leftover: the
+ * process tree that could hold it was killed and has exited (decision 152). The daemon's own git
+ * calls never take it (GIT_OPTIONAL_LOCKS=0). True when a lock was removed.
+ */
+export function removeLeftIndexLock(worktree: string): boolean {
+  const dir = worktreeGitDir(worktree);
+  if (!dir) return false;
+  try {
+    unlinkSync(join(dir, 'index.lock'));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function removeWorktree(repo: string, path: string, force: boolean): Promise<void> {
