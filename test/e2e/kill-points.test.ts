@@ -174,7 +174,7 @@ steps:
         await Promise.all(work);
         if (point.kind === 'task.state_changed' && point.to === 'paused')
           for (const id of [...acked.values()].slice(-4))
-            void storm(d).then(() => d.call('POST', `/v1/tasks/${id}/pause`).catch(() => {}));
+            void d.call('POST', `/v1/tasks/${id}/pause`).catch(() => {});
         if (point.kind === 'task.state_changed' && point.to === 'aborted')
           for (const id of [...acked.values()].slice(-2))
             void d.call('POST', `/v1/tasks/${id}/cancel`).catch(() => {});
