@@ -248,6 +248,9 @@ describe('hostile input on every route', () => {
     await createTask(t, { project_id: project.id, title: 'seed', workflow: 'ok', paused: true });
     await createTask(t, { project_id: project.id, title: 'seed 2', workflow: 'ok', paused: true });
     await t.json('POST', '/v1/triggers', { id: 'seed', project_id: project.id });
+    // No admissions: a resume the fuzz lands would otherwise run a task in the background and
+    // write rows while a later refusal is being judged. Routes still validate and answer as usual.
+    t.kernel.services.scheduler.stop();
     await t.kernel.app.listen({ port: 0, host: '127.0.0.1' });
     const addr = t.kernel.app.server.address() as AddressInfo;
     base = `http://127.0.0.1:${addr.port}`;
