@@ -47,6 +47,12 @@ export interface TaskRow {
   forge_issue: string | null;
   forge_pull: string | null;
   created_via: string | null;
+  /** The task whose agent step created this one through its MCP endpoint (decision 123). */
+  created_by_task_id: number | null;
+  /** The first task of that MCP chain not itself created through MCP; null off the chain. */
+  mcp_origin_task_id: number | null;
+  /** Links from the origin down to this task through MCP creation; 0 off the chain. */
+  mcp_depth: number;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -54,7 +60,10 @@ export interface TaskRow {
   archived_at: string | null;
 }
 
-export type TaskInsert = Omit<TaskRow, 'id'>;
+/** Columns with a database default that only some creators set (MCP creation, decision 123). */
+type DefaultedOnInsert = 'created_by_task_id' | 'mcp_origin_task_id' | 'mcp_depth';
+export type TaskInsert = Omit<TaskRow, 'id' | DefaultedOnInsert> &
+  Partial<Pick<TaskRow, DefaultedOnInsert>>;
 export type TaskPatch = Partial<Omit<TaskRow, 'id'>>;
 
 export class TasksTable {
