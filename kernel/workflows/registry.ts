@@ -358,7 +358,15 @@ export class WorkflowRegistry {
     const view = this.view(projectId);
     const root = view.find(name);
     if (!root) throw notFound(`no workflow named ${name}`);
-    return resolveSnapshot(root, view, { ...this.validateOptions(), host: this.host });
+    const c = this.deps.config.current();
+    return resolveSnapshot(root, view, {
+      ...this.validateOptions(),
+      host: this.host,
+      mcp: {
+        wire_steps: c.mcp.wire_steps,
+        container: { image: c.container.image, network: c.container.network },
+      },
+    });
   }
 
   row(e: RankedEntry): WorkflowListRow {
