@@ -21,6 +21,7 @@ import {
 } from './engine/index.js';
 import { SvcError } from './errors.js';
 import { buildApp, type RouteModule, routeModules } from './http/index.js';
+import { mcpRoutes } from './mcp/index.js';
 import { contributeOpsInfo } from './ops/index.js';
 import { loadPlugins, Registry } from './plugin/index.js';
 import { openDatabase, Store } from './store/index.js';
@@ -138,10 +139,17 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   const app = buildApp({
     token,
     logger,
+    scopedAuth: [services.mcp.stepAuth],
     routes: (a) => {
-      for (const mod of [...routeModules, ...(opts.extraRoutes ?? [])]) mod(a, services);
+      for (const mod of [...routeModules, mcpRoutes, ...(opts.extraRoutes ?? [])]) mod(a, services);
     },
   });
+  // The per-step MCP endpoints name the address the daemon actually listens on.
+  services.mcp.address = () => app.server.address();
+  // The agent step's seam (decision 122): `services.mcp.endpointFor(taskId, runId)`.
+  services.engine.stepServices.mcp = {
+    endpointFor: (taskId: number, runId: number) => services.mcp.endpointFor(taskId, runId),
+  };
   contributeOpsInfo({
     daemon,
     store,
@@ -180,6 +188,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       ]);
       await services.engine.stop();
       services.streams.closeAll();
+      await services.mcp.closeAll();
       await services.workflows.close();
       await app.close();
       await config.close();

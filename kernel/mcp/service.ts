@@ -1,0 +1,133 @@
+/**
+ * The MCP service (SPEC §4.7): serves `/mcp` to clients holding the daemon token and
+ * `/mcp/steps/<run>` to agent steps, and hands the agent step its per-step endpoint. Tools are
+ * the table in tools/, sessions live in the SessionBook, the per-step credential and URL in
+ * step-endpoint.ts. Decisions 120–125.
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Services } from '../container.js';
+import type { ScopedAuth } from '../http/index.js';
+import { buildServer } from './server.js';
+import { SessionBook } from './sessions.js';
+import {
+  type ContainerRuntime,
+  endpointFor,
+  type StepMcpEndpoint,
+  stepAuth,
+} from './step-endpoint.js';
+import type { McpTool, ToolCaller } from './tool.js';
+import { builtinTools } from './tools/index.js';
+
+/** A snapshot's `defaults.container` (the snapshot is written by the engine, so it parses). */
+function containerDefaults(snapshot: string): { image?: string; runtime?: string } {
+  const parsed = JSON.parse(snapshot) as {
+    defaults?: { container?: { image?: string; runtime?: string } };
+  };
+  return parsed.defaults?.container ?? {};
+}
+
+function ownerOf(caller: ToolCaller): string {
+  return caller.kind === 'client' ? 'client' : `step:${caller.run_id}`;
+}
+
+export class McpService {
+  private readonly book: SessionBook;
+  private readonly extra: McpTool[] = [];
+  /** The listener's address once the daemon listens (set by the kernel; null before). */
+  address: () => AddressInfo | string | null = () => null;
+
+  constructor(private readonly s: Services) {
+    this.book = new SessionBook(s.clock, (owner) => {
+      if (owner === 'client') return true;
+      return this.liveRun(Number(owner.slice('step:'.length))) !== null;
+    });
+  }
+
+  /** Every tool: the built-in table, then tools other rooms add (agents, triggers). */
+  get tools(): readonly McpTool[] {
+    return [...builtinTools, ...this.extra];
+  }
+
+  /** Adds tools before the daemon serves (a second tool of one name is a start-up error). */
+  addTools(tools: readonly McpTool[]): void {
+    for (const t of tools) {
+      if (this.tools.some((x) => x.name === t.name))
+        throw new Error(`MCP tool ${t.name} is registered twice`);
+      this.extra.push(t);
+    }
+  }
+
+  get sessionCount(): number {
+    return this.book.size;
+  }
+
+  /** Hands one HTTP request of `/mcp` or `/mcp/steps/<run>` to its session. */
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    caller: ToolCaller,
+  ): Promise<void> {
+    await this.book.handle(req, res, body, ownerOf(caller), () =>
+      buildServer({
+        version: this.s.daemon.version,
+        tools: this.tools,
+        logger: this.s.logger,
+        context: { s: this.s, caller },
+      }),
+    );
+  }
+
+  liveRun(runId: number): { task_id: number } | null {
+    const row = this.s.engine.runs.get(runId);
+    return row && row.state === 'running' ? { task_id: row.task_id } : null;
+  }
+
+  /** The Host guard and credential of the per-step paths, for the app's front door. */
+  get stepAuth(): ScopedAuth {
+    return stepAuth({ daemonToken: this.s.daemon.token, liveRun: (id) => this.liveRun(id) });
+  }
+
+  /**
+   * The endpoint an agent step attempt wires into its CLI (the seam the agent step calls), or
+   * null when `mcp.wire_steps` is off or the daemon does not listen. Throws when the run is not
+   * one of the task's: a caller bug, never a user error.
+   */
+  endpointFor(taskId: number, runId: number): StepMcpEndpoint | null {
+    const config = this.s.config.current();
+    if (!config.mcp.wire_steps) return null;
+    const run = this.s.engine.runs.get(runId);
+    if (!run || run.task_id !== taskId)
+      throw new Error(`step run ${runId} is not a run of task ${taskId}`);
+    return endpointFor({
+      baseUrl: this.baseUrl(),
+      daemonToken: this.s.daemon.token,
+      runId,
+      container: this.containerOf(taskId),
+    });
+  }
+
+  private baseUrl(): string | null {
+    const a = this.address();
+    if (a === null || typeof a === 'string') return null;
+    const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+    return `http://${host}:${a.port}`;
+  }
+
+  /** The task's container as its snapshot's `defaults.container` merges over the config's. */
+  private containerOf(taskId: number): { runtime: ContainerRuntime } | null {
+    const config = this.s.config.current();
+    const task = this.s.engine.tasks.get(taskId);
+    const own = task ? containerDefaults(task.workflow_snapshot) : {};
+    const image = own.image ?? config.container.image;
+    if (image === '') return null;
+    const runtime = own.runtime === 'podman' || own.runtime === 'docker' ? own.runtime : null;
+    return { runtime: runtime ?? config.container.runtime };
+  }
+
+  async closeAll(): Promise<void> {
+    await this.book.closeAll();
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * One MCP tool: a mirror of one API route (decision 121). Its arguments are the route's path ids
+ * plus the route's own body or query, parsed with the route's zod schema through `parseWith`, so
+ * a refusal is the same SvcError the route throws; its input JSON Schema is derived from that same
+ * schema. `run` calls the service code the route calls and answers the route's body.
+ */
+import { z } from 'zod';
+import type { Services } from '../container.js';
+import { SvcError } from '../errors.js';
+import { parseWith } from '../http/index.js';
+
+/** Who is calling: a client holding the daemon token, or an agent step on its per-step endpoint. */
+export type ToolCaller = { kind: 'client' } | { kind: 'step'; task_id: number; run_id: number };
+
+export interface ToolContext {
+  s: Services;
+  caller: ToolCaller;
+}
+
+/** A path id of the route, passed as an integer argument (`task_id`, `run_id`, `project_id`). */
+export interface ToolId {
+  key: string;
+  /** What it names, for messages (`task`, `step run`). */
+  what: string;
+}
+
+export interface ToolSpec<S extends z.ZodType> {
+  name: string;
+  description: string;
+  /** The route mirrored, `METHOD /path` as registered (docs and the parity test read it). */
+  route: string;
+  /** True when the tool changes nothing (MCP `readOnlyHint`). */
+  readOnly: boolean;
+  ids?: readonly ToolId[];
+  /**
+   * What the route checks between its path ids and its body (the task exists, the run is the
+   * task's), so a call fails on the same thing first, with the same error.
+   */
+  guard?: (s: Services, ids: Record<string, number>) => void;
+  /**
+   * The route's body or query schema. Query schemas read strings, as a query string carries them;
+   * a number or boolean argument is read as its text, so `{"project_id": 3}` and `"3"` both work.
+   */
+  input?: { schema: S; from: 'body' | 'query' };
+  run(ctx: ToolContext, input: z.infer<S>, ids: Record<string, number>): unknown;
+}
+
+export interface McpTool {
+  name: string;
+  description: string;
+  route: string;
+  readOnly: boolean;
+  /** JSON Schema of the arguments (draft-07, as the SDK's own server renders zod). */
+  inputSchema: { type: 'object'; [key: string]: unknown };
+  call(ctx: ToolContext, args: Record<string, unknown>): Promise<unknown>;
+}
+
+const EMPTY = z.strictObject({});
+
+function readId(args: Record<string, unknown>, id: ToolId): number {
+  const v = args[id.key];
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v > 0) return v;
+  if (typeof v === 'string' && /^[1-9]\d{0,15}$/.test(v)) return Number(v);
+  throw new SvcError(
+    'validation_failed',
+    `${id.key} is required: the ${id.what} id, a positive integer`,
+    { field: id.key },
+  );
+}
+
+function asQueryValue(v: unknown): unknown {
+  return typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
+}
+
+function jsonSchemaOf<S extends z.ZodType>(spec: ToolSpec<S>): McpTool['inputSchema'] {
+  const base = z.toJSONSchema(spec.input?.schema ?? EMPTY, {
+    io: 'input',
+    target: 'draft-7',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  delete base.$schema;
+  const properties = { ...((base.properties as Record<string, unknown>) ?? {}) };
+  const required = [...((base.required as string[] | undefined) ?? [])];
+  for (const id of [...(spec.ids ?? [])].reverse()) {
+    properties[id.key] = { type: 'integer', minimum: 1, description: `The ${id.what} id.` };
+    required.unshift(id.key);
+  }
+  const out: McpTool['inputSchema'] = { ...base, type: 'object', properties };
+  if (required.length > 0) out.required = required;
+  else delete out.required;
+  return out;
+}
+
+export function defineTool<S extends z.ZodType = typeof EMPTY>(spec: ToolSpec<S>): McpTool {
+  return {
+    name: spec.name,
+    description: spec.description,
+    route: spec.route,
+    readOnly: spec.readOnly,
+    inputSchema: jsonSchemaOf(spec),
+    call: async (ctx, args) => {
+      const ids: Record<string, number> = {};
+      const rest: Record<string, unknown> = {};
+      const idKeys = new Set((spec.ids ?? []).map((i) => i.key));
+      for (const id of spec.ids ?? []) ids[id.key] = readId(args, id);
+      spec.guard?.(ctx.s, ids);
+      const query = spec.input?.from === 'query';
+      for (const [k, v] of Object.entries(args))
+        if (!idKeys.has(k)) rest[k] = query ? asQueryValue(v) : v;
+      const schema = spec.input?.schema ?? EMPTY;
+      const input = parseWith(schema, rest, spec.input?.from ?? 'body') as z.infer<S>;
+      return spec.run(ctx, input, ids);
+    },
+  };
+}
