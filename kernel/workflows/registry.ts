@@ -358,15 +358,7 @@ export class WorkflowRegistry {
     const view = this.view(projectId);
     const root = view.find(name);
     if (!root) throw notFound(`no workflow named ${name}`);
-    const c = this.deps.config.current();
-    return resolveSnapshot(root, view, {
-      ...this.validateOptions(),
-      host: this.host,
-      mcp: {
-        wire_steps: c.mcp.wire_steps,
-        container: { image: c.container.image, network: c.container.network },
-      },
-    });
+    return resolveSnapshot(root, view, { ...this.validateOptions(), host: this.host });
   }
 
   row(e: RankedEntry): WorkflowListRow {

@@ -84,12 +84,6 @@ export interface WorkflowView {
 
 export interface SnapshotOptions extends ValidateOptions {
   host: HostPlatform;
-  /**
-   * The container rule of SPEC §2.10 on agent steps and MCP: with `mcp.wire_steps` on, an image in
-   * force and its network off, an agent step anywhere in the tree could not reach its endpoint, so
-   * the task is refused naming the workflow (decision 125). Absent: not checked.
-   */
-  mcp?: { wire_steps: boolean; container: { image: string; network: boolean } };
 }
 
 export type SnapshotResult =
@@ -371,51 +365,6 @@ class FanOutCounter {
 }
 
 /**
- * The first agent step of a tree, through sub-steps, implied children (a merge resolver is an agent
- * step), inline lanes and named lane workflows (their includes expanded), or null when there is none.
- */
-function firstAgentStep(
-  steps: readonly unknown[],
-  view: WorkflowView,
-  opts: SnapshotOptions,
-  chain: readonly string[],
-): string | null {
-  for (const step of steps) {
-    if (!isRecord(step)) continue;
-    if (step.type === 'agent') return typeof step.id === 'string' ? step.id : 'agent';
-    for (const kid of childrenOf(step, opts.types)) {
-      if (kid.kind === 'single') {
-        const sub = isRecord(kid.step) ? { type: kid.impliedType, ...kid.step } : kid.step;
-        const found = firstAgentStep([sub], view, opts, chain);
-        if (found) return found;
-      } else {
-        const found = firstAgentStep(kid.steps, view, opts, chain);
-        if (found) return found;
-      }
-    }
-    if (step.type !== 'fan_out') continue;
-    const lanes = [...(Array.isArray(step.lanes) ? step.lanes : []), step.lane];
-    for (const lane of lanes) {
-      if (!isRecord(lane) || typeof lane.workflow !== 'string' || chain.includes(lane.workflow))
-        continue;
-      const def = view.find(lane.workflow)?.validation.definition;
-      if (!def) continue;
-      const inner = new Resolver(view, opts);
-      const expanded = inner.expand(
-        withDerivedIds(def.steps, opts.types),
-        ['steps'],
-        [...chain, lane.workflow],
-        [],
-        {},
-      );
-      const found = firstAgentStep(expanded, view, opts, [...chain, lane.workflow]);
-      if (found) return `${lane.workflow}: ${found}`;
-    }
-  }
-  return null;
-}
-
-/**
  * Resolves `root` (the shadowing winner the task names) into a snapshot, judging it on `opts.host`.
  * Errors are findings whose messages name the chain (`a → b → a`); the engine answers them 400.
  */
@@ -467,18 +416,6 @@ export function resolveSnapshot(
         [],
         'fan_out_max_tasks',
         `fan-out would create more than fan_out.max_tasks (${opts.limits.fan_out_max_tasks}) child tasks (${counter.total})`,
-      );
-    }
-  }
-  if (resolver.errors.length === 0 && opts.mcp?.wire_steps) {
-    const image = def.defaults?.container?.image ?? opts.mcp.container.image;
-    const network = def.defaults?.container?.network ?? opts.mcp.container.network;
-    const agent = image !== '' && !network ? firstAgentStep(steps, view, opts, [root.name]) : null;
-    if (agent !== null) {
-      resolver.error(
-        ['defaults', 'container', 'network'],
-        'mcp_network_off',
-        `workflow "${root.name}" runs agent step ${agent} in a container with network: false, but mcp.wire_steps is on and the step reaches its MCP endpoint over the network; turn the container network on or mcp.wire_steps off`,
       );
     }
   }
