@@ -14,7 +14,6 @@ export { mcpRoutes } from './route.js';
 export { SERVER_NAME, toolError, toolResult } from './server.js';
 export { McpService } from './service.js';
 export {
-  type ContainerRuntime,
   HOST_ALIASES,
   runIdOf,
   STEP_PATH_PREFIX,

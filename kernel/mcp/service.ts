@@ -7,26 +7,14 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { effectiveContainer, hostAlias } from '../container/index.js';
 import type { Services } from '../container.js';
 import type { ScopedAuth } from '../http/index.js';
 import { buildServer } from './server.js';
 import { SessionBook } from './sessions.js';
-import {
-  type ContainerRuntime,
-  endpointFor,
-  type StepMcpEndpoint,
-  stepAuth,
-} from './step-endpoint.js';
+import { endpointFor, type StepMcpEndpoint, stepAuth } from './step-endpoint.js';
 import type { McpTool, ToolCaller } from './tool.js';
 import { builtinTools } from './tools/index.js';
-
-/** A snapshot's `defaults.container` (the snapshot is written by the engine, so it parses). */
-function containerDefaults(snapshot: string): { image?: string; runtime?: string } {
-  const parsed = JSON.parse(snapshot) as {
-    defaults?: { container?: { image?: string; runtime?: string } };
-  };
-  return parsed.defaults?.container ?? {};
-}
 
 function ownerOf(caller: ToolCaller): string {
   return caller.kind === 'client' ? 'client' : `step:${caller.run_id}`;
@@ -105,7 +93,7 @@ export class McpService {
       baseUrl: this.baseUrl(),
       daemonToken: this.s.daemon.token,
       runId,
-      container: this.containerOf(taskId),
+      hostAlias: this.aliasOf(taskId),
     });
   }
 
@@ -116,15 +104,14 @@ export class McpService {
     return `http://${host}:${a.port}`;
   }
 
-  /** The task's container as its snapshot's `defaults.container` merges over the config's. */
-  private containerOf(taskId: number): { runtime: ContainerRuntime } | null {
-    const config = this.s.config.current();
+  /** The host alias of the task's container (its snapshot's defaults over the config), or null. */
+  private aliasOf(taskId: number): string | null {
     const task = this.s.engine.tasks.get(taskId);
-    const own = task ? containerDefaults(task.workflow_snapshot) : {};
-    const image = own.image ?? config.container.image;
-    if (image === '') return null;
-    const runtime = own.runtime === 'podman' || own.runtime === 'docker' ? own.runtime : null;
-    return { runtime: runtime ?? config.container.runtime };
+    const defaults = task
+      ? (JSON.parse(task.workflow_snapshot) as { defaults?: Record<string, unknown> }).defaults
+      : undefined;
+    const container = effectiveContainer(this.s.config.current(), defaults);
+    return container ? hostAlias(container.runtime) : null;
   }
 
   async closeAll(): Promise<void> {

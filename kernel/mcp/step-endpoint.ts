@@ -8,18 +8,14 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { hostAlias } from '../container/index.js';
 import { SvcError } from '../errors.js';
 import type { ScopedAuth } from '../http/index.js';
 
 export const STEP_PATH_PREFIX = '/mcp/steps/';
 
-/** The host alias each container runtime gives a container for the host (SPEC §2.10). */
-export const HOST_ALIASES = {
-  docker: 'host.docker.internal',
-  podman: 'host.containers.internal',
-} as const;
-
-export type ContainerRuntime = keyof typeof HOST_ALIASES;
+/** The names a container reaches the host by, one per runtime (SPEC §2.10, decision 019). */
+export const HOST_ALIASES: readonly string[] = [hostAlias('docker'), hostAlias('podman')];
 
 /** What the agent step hands its adapter (`AgentRunSpec.mcp`). */
 export interface StepMcpEndpoint {
@@ -51,7 +47,7 @@ export interface StepAuthDeps {
 export function stepAuth(d: StepAuthDeps): ScopedAuth {
   return {
     matches: (path) => path.startsWith(STEP_PATH_PREFIX) || path === '/mcp/steps',
-    hosts: Object.values(HOST_ALIASES),
+    hosts: HOST_ALIASES,
     check: (req) => {
       const runId = runIdOf(req.url.split('?')[0] ?? '');
       const given = Buffer.from(bearer(req));
@@ -73,14 +69,14 @@ export interface EndpointInput {
   baseUrl: string | null;
   daemonToken: string;
   runId: number;
-  /** The task's effective container: null on the host. */
-  container: { runtime: ContainerRuntime } | null;
+  /** The host alias of the task's container runtime; null on the host. */
+  hostAlias: string | null;
 }
 
 export function endpointFor(i: EndpointInput): StepMcpEndpoint | null {
   if (i.baseUrl === null) return null;
   const url = new URL(i.baseUrl);
-  if (i.container) url.hostname = HOST_ALIASES[i.container.runtime];
+  if (i.hostAlias !== null) url.hostname = i.hostAlias;
   url.pathname = `${STEP_PATH_PREFIX}${i.runId}`;
   return { url: url.toString(), bearer_token: stepToken(i.daemonToken, i.runId) };
 }
