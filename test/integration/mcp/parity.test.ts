@@ -3,6 +3,7 @@
  * route or named in NOT_TOOLS with its reason, every tool mirrors a route that exists, and the
  * exclusions SPEC §4.1, §4.5 and §5.6 require stay excluded.
  */
+import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { routesOf } from '../../../kernel/http/index.js';
 import { builtinTools, exclusionOf } from '../../../kernel/mcp/index.js';
@@ -46,4 +47,13 @@ test('the exclusions by design stay excluded (SPEC §4.1, §4.5, §5.6)', () => 
     expect(exclusionOf(method, url), `${method} ${url}`).toMatch(/by design/);
     expect(builtinTools.map((x) => x.route)).not.toContain(`${method} ${url}`);
   }
+});
+
+test('docs/mcp.md lists every tool with the route it mirrors, and no other', () => {
+  const doc = readFileSync(new URL('../../../docs/mcp.md', import.meta.url), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([a-z_]+)` \| `([A-Z]+) ([^`]+)` \|/gm)].map(
+    (m) =>
+      `${m[1]} ${m[2]} ${(m[3] as string).replace(/\{(\w+)\}/g, (_, p: string) => (p === 'run' ? ':run' : ':id'))}`,
+  );
+  expect(rows.sort()).toEqual(builtinTools.map((t) => `${t.name} ${t.route}`).sort());
 });

@@ -4,8 +4,10 @@
  * byte for byte, masked config, sessions, and the front door (decisions 120, 121, 124).
  */
 
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
+import type { FakeClock } from '../../../kernel/clock/index.js';
 import {
   CreateTaskSchema,
   RetrySchema,
@@ -384,6 +386,25 @@ describe('the front door and sessions (issue 9 points 1 and 4)', () => {
     });
     expect(after.status).toBe(404);
     await client.close();
+  });
+
+  test('an idle session is closed after an hour, and at most 64 live at once (decision 120)', async () => {
+    const { t, url, client } = await session();
+    await call(client, 'projects_list');
+    await (t.clock as FakeClock).advance('61m');
+    // The next session to open sweeps the idle one away.
+    const second = await connect(`${url}/mcp`, t.token);
+    expect(t.kernel.services.mcp.sessionCount).toBe(1);
+    await expect(client.listTools()).rejects.toThrow();
+    expect((await call(second.client, 'projects_list')).isError).toBe(false);
+    const more = [];
+    for (let i = 0; i < 64; i++) more.push(await connect(`${url}/mcp`, t.token));
+    expect(t.kernel.services.mcp.sessionCount).toBe(64);
+    // The least recently used went first: the second session, not the newest.
+    await expect(second.client.listTools()).rejects.toThrow();
+    expect((await call((more.at(-1) as { client: Client }).client, 'projects_list')).isError).toBe(
+      false,
+    );
   });
 
   test('a body that is not JSON is refused by the API’s body rules before MCP sees it', async () => {
