@@ -8,6 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../container.js';
+import { SvcError } from '../errors.js';
 import { LARGE_BODY_LIMIT } from '../http/index.js';
 import { runIdOf } from './step-endpoint.js';
 import type { ToolCaller } from './tool.js';
@@ -21,10 +22,13 @@ export function mcpRoutes(app: FastifyInstance, s: Services): void {
     };
   };
   const client = serve(() => ({ kind: 'client' }));
-  // The front door let this request through only with a live run's token, so the run exists.
+  // The front door let this request through only with a live run's token; the run may have ended
+  // since, which is the front door's answer again.
   const step = serve((req) => {
-    const runId = runIdOf(req.url.split('?')[0] ?? '') as number;
-    const run = s.mcp.liveRun(runId) as { task_id: number };
+    const runId = runIdOf(req.url.split('?')[0] ?? '');
+    const run = runId === null ? null : s.mcp.liveRun(runId);
+    if (runId === null || run === null)
+      throw new SvcError('unauthorized', 'the MCP endpoint of this step is closed');
     return { kind: 'step', task_id: run.task_id, run_id: runId };
   });
   const large = { bodyLimit: LARGE_BODY_LIMIT };

@@ -89,6 +89,8 @@ export class McpService {
     const run = this.s.engine.runs.get(runId);
     if (!run || run.task_id !== taskId)
       throw new Error(`step run ${runId} is not a run of task ${taskId}`);
+    // A new attempt is a good moment to close sessions of steps that have ended.
+    void this.book.sweep();
     return endpointFor({
       baseUrl: this.baseUrl(),
       daemonToken: this.s.daemon.token,

@@ -504,7 +504,9 @@ steps:
     await waitState(t, task.id, 'awaiting_children');
     writeFileSync(join(marks, 'go'), '');
     await waitState(t, task.id, 'done', 15_000);
-    expect(repo.git('log', '--first-parent', '--format=%s', task.branch_name).split('\n').slice(0, 2)).toEqual([
+    expect(
+      repo.git('log', '--first-parent', '--format=%s', task.branch_name).split('\n').slice(0, 2),
+    ).toEqual([
       `Merge lane 'second' of task ${lanes[1]?.id}`,
       `Merge lane 'first' of task ${lanes[0]?.id}`,
     ]);
