@@ -48,6 +48,8 @@ export interface RunnerDeps extends AttemptDeps {
   worktreesDir: string;
   /** Tree spend (task plus every lane, at any depth), for max_tree_cost_usd. */
   treeCost(rootId: number): number | null;
+  /** How many lanes spawned by the step at `index` have settled. */
+  settledLanes(taskId: number, index: number): number;
   /** Lanes name workflows; the registry resolves them at spawn. */
   workflows: WorkflowPort;
 }
@@ -419,6 +421,10 @@ export class Runner {
         return this.usageLimit(task, outcome.resets_at);
       case 'awaiting_children':
         deps.states.move(task.id, 'running', 'awaiting_children', {});
+        // A lane that settled after the flow looked would otherwise never wake the parent.
+        if (deps.settledLanes(task.id, index) > (outcome.settled ?? 0)) {
+          deps.states.move(task.id, 'awaiting_children', 'queued', {});
+        }
         return 'stop';
       case 'cancelled':
         return 'stop';

@@ -281,8 +281,12 @@ export type FlowOutcome =
   | { kind: 'stop_workflow' }
   | { kind: 'backoff'; ms: number }
   | { kind: 'usage_limit'; resets_at: number | null }
-  /** Lanes were spawned (or some are still running): the task parks in awaiting_children. */
-  | { kind: 'awaiting_children' }
+  /**
+   * Lanes were spawned (or some are still running): the task parks in awaiting_children.
+   * `settled`: how many of this step's lanes the flow saw settled, so a lane that settles while the
+   * task is being parked still wakes it.
+   */
+  | { kind: 'awaiting_children'; settled?: number }
   | { kind: 'cancelled' };
 
 export interface FlowContext {
