@@ -17,12 +17,20 @@ export interface ToolContext {
   caller: ToolCaller;
 }
 
-/** A path id of the route, passed as an integer argument (`task_id`, `run_id`, `project_id`). */
+/**
+ * A path id of the route, passed as an argument: an integer (`task_id`, `run_id`, `project_id`),
+ * or a name for routes whose ids are names (`trigger_id`).
+ */
 export interface ToolId {
   key: string;
   /** What it names, for messages (`task`, `step run`). */
   what: string;
+  /** Default `integer`. */
+  kind?: 'integer' | 'name';
 }
+
+/** The ids of one call: numbers for integer ids, strings for names. */
+export type ToolIds = Record<string, number | string>;
 
 export interface ToolSpec<S extends z.ZodType> {
   name: string;
@@ -36,13 +44,13 @@ export interface ToolSpec<S extends z.ZodType> {
    * What the route checks between its path ids and its body (the task exists, the run is the
    * task's), so a call fails on the same thing first, with the same error.
    */
-  guard?: (s: Services, ids: Record<string, number>) => void;
+  guard?: (s: Services, ids: ToolIds) => void;
   /**
    * The route's body or query schema. Query schemas read strings, as a query string carries them;
    * a number or boolean argument is read as its text, so `{"project_id": 3}` and `"3"` both work.
    */
   input?: { schema: S; from: 'body' | 'query' };
-  run(ctx: ToolContext, input: z.infer<S>, ids: Record<string, number>): unknown;
+  run(ctx: ToolContext, input: z.infer<S>, ids: ToolIds): unknown;
 }
 
 export interface McpTool {
@@ -57,8 +65,14 @@ export interface McpTool {
 
 const EMPTY = z.strictObject({});
 
-function readId(args: Record<string, unknown>, id: ToolId): number {
+function readId(args: Record<string, unknown>, id: ToolId): number | string {
   const v = args[id.key];
+  if (id.kind === 'name') {
+    if (typeof v === 'string' && v !== '' && v.length <= 256) return v;
+    throw new SvcError('validation_failed', `${id.key} is required: the ${id.what}'s name`, {
+      field: id.key,
+    });
+  }
   if (typeof v === 'number' && Number.isSafeInteger(v) && v > 0) return v;
   if (typeof v === 'string' && /^[1-9]\d{0,15}$/.test(v)) return Number(v);
   throw new SvcError(
@@ -82,7 +96,10 @@ function jsonSchemaOf<S extends z.ZodType>(spec: ToolSpec<S>): McpTool['inputSch
   const properties = { ...((base.properties as Record<string, unknown>) ?? {}) };
   const required = [...((base.required as string[] | undefined) ?? [])];
   for (const id of [...(spec.ids ?? [])].reverse()) {
-    properties[id.key] = { type: 'integer', minimum: 1, description: `The ${id.what} id.` };
+    properties[id.key] =
+      id.kind === 'name'
+        ? { type: 'string', minLength: 1, maxLength: 256, description: `The ${id.what} id.` }
+        : { type: 'integer', minimum: 1, description: `The ${id.what} id.` };
     required.unshift(id.key);
   }
   const out: McpTool['inputSchema'] = { ...base, type: 'object', properties };
@@ -99,7 +116,7 @@ export function defineTool<S extends z.ZodType = typeof EMPTY>(spec: ToolSpec<S>
     readOnly: spec.readOnly,
     inputSchema: jsonSchemaOf(spec),
     call: async (ctx, args) => {
-      const ids: Record<string, number> = {};
+      const ids: ToolIds = {};
       const rest: Record<string, unknown> = {};
       const idKeys = new Set((spec.ids ?? []).map((i) => i.key));
       for (const id of spec.ids ?? []) ids[id.key] = readId(args, id);

@@ -7,12 +7,14 @@ import type { McpTool } from '../tool.js';
 import { daemonTools } from './daemon.js';
 import { projectTools } from './projects.js';
 import { taskTools } from './tasks.js';
+import { triggerTools } from './triggers.js';
 import { workflowTools } from './workflows.js';
 
 export const builtinTools: readonly McpTool[] = [
   ...projectTools,
   ...taskTools,
   ...workflowTools,
+  ...triggerTools,
   ...daemonTools,
 ];
 
@@ -31,6 +33,14 @@ export const NOT_TOOLS: Readonly<Record<string, string>> = {
   'GET /v1/tasks/:id/events': 'a long-lived SSE stream; tool results are single answers',
   'POST /v1/workflows': 'writes workflow files; agents edit files in their worktree instead',
   'PATCH /v1/workflows': 'writes workflow files; agents edit files in their worktree instead',
+  'POST /v1/triggers': 'writes a trigger file; trigger files are the operator’s',
+  'PATCH /v1/triggers/:id': 'writes a trigger file; trigger files are the operator’s',
+  'DELETE /v1/triggers/:id': 'deletes a trigger file; trigger files are the operator’s',
+  'GET /v1/triggers/schema': 'an editor aid for writing trigger files, which is not a tool',
+  'POST /v1/triggers/validate': 'an editor aid for writing trigger files, which is not a tool',
+  'POST /v1/triggers/:id/poll':
+    'runs the trigger’s source (a command, a forge listing) on the host',
+  'POST /v1/triggers/:id/events': 'the signed ingress of http triggers, for the sender it trusts',
   'POST /v1/agents/:name/quota':
     'by design (SPEC §5.6): an agent must not forge daemon-level quota facts',
   'POST /v1/chats/*': 'by design (SPEC §4.5): none of the chat family is a tool',

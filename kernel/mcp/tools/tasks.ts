@@ -20,7 +20,7 @@ import {
 import { SvcError } from '../../errors.js';
 import { readTranscript, TranscriptQuerySchema } from '../../http/index.js';
 import type { TaskRow } from '../../store/index.js';
-import { defineTool, type McpTool, type ToolContext, type ToolId } from '../tool.js';
+import { defineTool, type McpTool, type ToolContext, type ToolId, type ToolIds } from '../tool.js';
 
 const TASK: ToolId = { key: 'task_id', what: 'task' };
 const RUN: ToolId = { key: 'run_id', what: 'step run' };
@@ -28,12 +28,12 @@ const RUN: ToolId = { key: 'run_id', what: 'step run' };
 /** Without `offset` or `tail`, a transcript tool call reads the last 64 KiB (decision 121). */
 export const TRANSCRIPT_DEFAULT_TAIL = 64 * 1024;
 
-function taskId(ids: Record<string, number>): number {
+function taskId(ids: ToolIds): number {
   return ids.task_id as number;
 }
 
 /** The step run a transcript call names, which must be the task's. */
-function runOf(s: Services, ids: Record<string, number>) {
+function runOf(s: Services, ids: ToolIds) {
   const id = taskId(ids);
   const runId = ids.run_id as number;
   const row = s.engine.runs.get(runId);
@@ -43,7 +43,7 @@ function runOf(s: Services, ids: Record<string, number>) {
 }
 
 /** The routes' `s.engine.get(id)` before their body: an unknown task is 404 whatever the body. */
-function taskExists(s: Services, ids: Record<string, number>): void {
+function taskExists(s: Services, ids: ToolIds): void {
   s.engine.get(taskId(ids));
 }
 
