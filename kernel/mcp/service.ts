@@ -2,7 +2,7 @@
  * The MCP service (SPEC §4.7): serves `/mcp` to clients holding the daemon token and
  * `/mcp/steps/<run>` to agent steps, and hands the agent step its per-step endpoint. Tools are
  * the table in tools/, sessions live in the SessionBook, the per-step credential and URL in
- * step-endpoint.ts. Decisions 120–125.
+ * step-endpoint.ts. Decisions 120–124.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,7 +22,6 @@ function ownerOf(caller: ToolCaller): string {
 
 export class McpService {
   private readonly book: SessionBook;
-  private readonly extra: McpTool[] = [];
   /** The listener's address once the daemon listens (set by the kernel; null before). */
   address: () => AddressInfo | string | null = () => null;
 
@@ -33,18 +32,9 @@ export class McpService {
     });
   }
 
-  /** Every tool: the built-in table, then tools other rooms add (agents, triggers). */
+  /** Every tool (tools/index.ts). */
   get tools(): readonly McpTool[] {
-    return [...builtinTools, ...this.extra];
-  }
-
-  /** Adds tools before the daemon serves (a second tool of one name is a start-up error). */
-  addTools(tools: readonly McpTool[]): void {
-    for (const t of tools) {
-      if (this.tools.some((x) => x.name === t.name))
-        throw new Error(`MCP tool ${t.name} is registered twice`);
-      this.extra.push(t);
-    }
+    return builtinTools;
   }
 
   get sessionCount(): number {
