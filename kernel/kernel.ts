@@ -51,6 +51,12 @@ export interface KernelOptions {
   startOps?: boolean;
   /** The host as workflow `platforms` see it (tests of `unsupported`). */
   hostPlatform?: HostPlatform;
+  /**
+   * Binds the listener once the app is ready and before the engine starts (`svc daemon run`), so
+   * work resumed at start finds it: an agent step's MCP endpoint names the port (decision 122).
+   * Absent: the caller listens later, or never (tests through `inject`).
+   */
+  listen?: (app: FastifyInstance, services: Services) => Promise<void>;
 }
 
 export interface Kernel {
@@ -163,6 +169,17 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     updates: services.updates,
   });
   await app.ready();
+  if (opts.listen) {
+    try {
+      await opts.listen(app, services);
+    } catch (err) {
+      await app.close();
+      await services.workflows.close();
+      await config.close();
+      store.close();
+      throw err;
+    }
+  }
   if (opts.startEngine !== false) services.engine.start();
   services.engine.addViewDecorator((task, _snap, view) => {
     services.forgeReconciler.decorate(task.id, view);
