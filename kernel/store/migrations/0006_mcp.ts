@@ -1,5 +1,5 @@
 /**
- * 0005: who created a task through MCP (SPEC §2.10 `mcp.max_depth`, `mcp.max_tasks`; decision 123).
+ * 0006: who created a task through MCP (SPEC §2.10 `mcp.max_depth`, `mcp.max_tasks`; decision 123).
  * `created_by_task_id` is the task whose agent step called `tasks_create` on its per-step endpoint;
  * it is only a record, so deleting the creator (its project may differ) leaves the link null.
  * `mcp_origin_task_id` names the first task of the chain that was not itself created through MCP
@@ -7,7 +7,7 @@
  * creation instead of a walk up the chain. Tasks created any other way keep the defaults.
  */
 export default {
-  version: 5,
+  version: 6,
   name: 'mcp',
   sql: `
 ALTER TABLE tasks ADD COLUMN created_by_task_id INTEGER REFERENCES tasks(id) ON DELETE SET NULL;
