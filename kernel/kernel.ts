@@ -161,6 +161,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   services.engine.stepServices.mcp = {
     endpointFor: (taskId: number, runId: number) => services.mcp.endpointFor(taskId, runId),
   };
+  services.agents.wireMcp(async (ctx) => services.mcp.endpointFor(ctx.task.id, ctx.step.run_id));
   contributeOpsInfo({
     daemon,
     store,

@@ -4,6 +4,7 @@
  * needs a decision before it ships.
  */
 import type { McpTool } from '../tool.js';
+import { agentTools } from './agents.js';
 import { daemonTools } from './daemon.js';
 import { projectTools } from './projects.js';
 import { taskTools } from './tasks.js';
@@ -14,6 +15,7 @@ export const builtinTools: readonly McpTool[] = [
   ...projectTools,
   ...taskTools,
   ...workflowTools,
+  ...agentTools,
   ...triggerTools,
   ...daemonTools,
 ];

@@ -20,6 +20,7 @@ import { call, connect, listen } from '../../support/mcp.js';
 import { addProject, createTask } from '../../support/tasks.js';
 
 const TOOLS = [
+  'agents_list',
   'config_show',
   'doctor_report',
   'projects_create',
@@ -50,6 +51,7 @@ const TOOLS = [
   'triggers_test',
   'workflows_definition',
   'workflows_list',
+  'workflows_resolve',
   'workflows_schema',
   'workflows_validate',
 ];
@@ -420,5 +422,26 @@ describe('the front door and sessions (issue 9 points 1 and 4)', () => {
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: { code: 'invalid_json' } });
+  });
+});
+
+describe('agent tools', () => {
+  test('agents_list and workflows_resolve answer what their routes answer', async () => {
+    const { t, client } = await session();
+    const { project } = await addProject(t);
+    expect((await call(client, 'agents_list')).body).toEqual(
+      (await viaApi(t, 'GET', '/v1/agents')).body,
+    );
+    const candidate = { project_id: project.id, title: 'Fix it', agent: 'claude' };
+    const resolved = await call(client, 'workflows_resolve', candidate);
+    expect(resolved).toMatchObject({
+      isError: false,
+      body: (await viaApi(t, 'POST', '/v1/resolve', candidate)).body,
+    });
+    const refused = await call(client, 'workflows_resolve', { project_id: 999 });
+    expect(refused).toMatchObject({
+      isError: true,
+      body: (await viaApi(t, 'POST', '/v1/resolve', { project_id: 999 })).body,
+    });
   });
 });
