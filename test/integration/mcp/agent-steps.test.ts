@@ -183,3 +183,44 @@ test('cursor, which cannot carry an MCP server, fails the step mcp_unsupported; 
   });
   expect((await finish(plain.t, ok.id)).state).toBe('done');
 });
+
+test('a task admitted as the daemon starts is wired to the port it listens on (listen before the engine)', async () => {
+  const root = tempDir();
+  const log = join(tempDir(), 'rec.jsonl');
+  const config = agentConfig({ FAKE_AGENT_RECORD: log });
+  // Created while no engine runs: the task waits queued for the next start.
+  const first = await buildTestApp({
+    root,
+    config,
+    keepOpen: true,
+    kernel: { startEngine: false },
+  });
+  const { project } = await addProject(first, {
+    claude: agentWorkflow('claude', { agent: 'claude', max_retries: 0 }),
+  });
+  const task = await createTask(first, {
+    project_id: project.id,
+    title: 'queued',
+    workflow: 'claude',
+  });
+  await first.close();
+
+  let port = 0;
+  const t = await buildTestApp({
+    root,
+    config,
+    kernel: {
+      listen: async (app) => {
+        await app.listen({ host: '127.0.0.1', port: 0 });
+        const a = app.server.address();
+        port = typeof a === 'object' && a ? a.port : 0;
+      },
+    },
+  });
+  expect((await finish(t, task.id)).state).toBe('done');
+  const runId = (await stepRuns(t, task.id))[0]?.id as number;
+  const config0 = records(log).find((r) => r.event === 'mcp_config') as Rec;
+  expect(config0.config).toMatchObject({
+    mcpServers: { svc: { url: `http://127.0.0.1:${port}/mcp/steps/${runId}` } },
+  });
+});
