@@ -58,6 +58,11 @@ export interface McpTool {
   description: string;
   route: string;
   readOnly: boolean;
+  /**
+   * The route's own zod schema the arguments are parsed with (absent: the route takes no body or
+   * query). The parity test checks it is the very object the route parses with.
+   */
+  input?: { schema: z.ZodType; from: 'body' | 'query' };
   /** JSON Schema of the arguments (draft-07, as the SDK's own server renders zod). */
   inputSchema: { type: 'object'; [key: string]: unknown };
   call(ctx: ToolContext, args: Record<string, unknown>): Promise<unknown>;
@@ -114,6 +119,7 @@ export function defineTool<S extends z.ZodType = typeof EMPTY>(spec: ToolSpec<S>
     description: spec.description,
     route: spec.route,
     readOnly: spec.readOnly,
+    ...(spec.input ? { input: { schema: spec.input.schema, from: spec.input.from } } : {}),
     inputSchema: jsonSchemaOf(spec),
     call: async (ctx, args) => {
       const ids: ToolIds = {};
