@@ -8,7 +8,7 @@
  * Lives in the kernel, not plugins/, because every tool is a call into kernel services
  * (decision 120). Uses: engine, projects, workflows, config, doctor, daemon, clock.
  * Used by: kernel.ts (routes, front door), the agent step (through StepContext.services.mcp).
- * Decisions: 120–124.
+ * Decisions: 120–125.
  */
 export { mcpRoutes } from './route.js';
 export { SERVER_NAME, toolError, toolResult } from './server.js';

@@ -2,12 +2,14 @@
  * One MCP tool: a mirror of one API route (decision 121). Its arguments are the route's path ids
  * plus the route's own body or query, parsed with the route's zod schema through `parseWith`, so
  * a refusal is the same SvcError the route throws; its input JSON Schema is derived from that same
- * schema. `run` calls the service code the route calls and answers the route's body.
+ * schema. `run` calls the service code the route calls and answers the route's body. A restricted
+ * task's agent is held to what does not loosen its restriction (restricted.ts, decision 125).
  */
 import { z } from 'zod';
 import type { Services } from '../container.js';
 import { SvcError } from '../errors.js';
 import { parseWith } from '../http/index.js';
+import { checkRestrictedCaller } from './restricted.js';
 
 /** Who is calling: a client holding the daemon token, or an agent step on its per-step endpoint. */
 export type ToolCaller = { kind: 'client' } | { kind: 'step'; task_id: number; run_id: number };
@@ -132,6 +134,7 @@ export function defineTool<S extends z.ZodType = typeof EMPTY>(spec: ToolSpec<S>
         if (!idKeys.has(k)) rest[k] = query ? asQueryValue(v) : v;
       const schema = spec.input?.schema ?? EMPTY;
       const input = parseWith(schema, rest, spec.input?.from ?? 'body') as z.infer<S>;
+      checkRestrictedCaller(ctx, spec, input, ids);
       return spec.run(ctx, input, ids);
     },
   };
