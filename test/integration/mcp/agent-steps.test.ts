@@ -5,10 +5,17 @@
  * bounds hold for what it creates, `mcp.wire_steps: false` wires nothing, and cursor, which cannot
  * carry a server, fails the step `mcp_unsupported` without running.
  */
-import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { stepToken } from '../../../kernel/mcp/index.js';
-import { agentConfig, agentWorkflow, records, stepRuns } from '../../support/agents.js';
+import {
+  agentConfig,
+  agentWorkflow,
+  FAKE_BINARIES,
+  records,
+  stepRuns,
+} from '../../support/agents.js';
 import { buildTestApp, type TestApp } from '../../support/app.js';
 import { listen } from '../../support/mcp.js';
 import { addProject, createTask, type TaskJson, waitState } from '../../support/tasks.js';
@@ -223,4 +230,48 @@ test('a task admitted as the daemon starts is wired to the port it listens on (l
   expect(config0.config).toMatchObject({
     mcpServers: { svc: { url: `http://127.0.0.1:${port}/mcp/steps/${runId}` } },
   });
+});
+
+test('in a container the claude step is wired to the host alias, its config file mounted read-only', async () => {
+  // The fake runtime CLI runs `run` locally (test/fixtures/fake-runtime); it is first on PATH.
+  const savedPath = process.env.PATH;
+  const runtimeDir = join(import.meta.dirname, '..', '..', 'fixtures', 'fake-runtime');
+  process.env.PATH = `${runtimeDir}:${savedPath}`;
+  process.env.FAKE_RUNTIME_IMAGES = 'img:1';
+  onTestFinished(() => {
+    process.env.PATH = savedPath;
+    delete process.env.FAKE_RUNTIME_IMAGES;
+  });
+  const runtimeLog = join(tempDir(), 'runtime.jsonl');
+  const bin = tempDir();
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(FAKE_BINARIES.claude, join(bin, 'claude'));
+  const { t, base, project, recs } = await world(
+    {
+      FAKE_RUNTIME_RECORD: runtimeLog,
+      FAKE_RUNTIME_IMAGES: 'img:1',
+      // The "image" finds claude on its PATH.
+      PATH: `${bin}:${runtimeDir}:${savedPath}`,
+      IS_SANDBOX: '1',
+    },
+    'container:\n  image: "img:1"\n  runtime: docker\n',
+  );
+  const task = await createTask(t, { project_id: project.id, title: 'boxed', workflow: 'claude' });
+  const done = await finish(t, task.id);
+  expect(done.state, String(done.block_detail)).toBe('done');
+  const runId = (await stepRuns(t, task.id))[0]?.id as number;
+
+  const config = recs().find((r) => r.event === 'mcp_config') as Rec;
+  expect(config.config).toMatchObject({
+    mcpServers: {
+      svc: { url: `http://host.docker.internal:${new URL(base).port}/mcp/steps/${runId}` },
+    },
+  });
+  // The runtime gets the alias, and the config file's directory at its own path, read-only.
+  const run = records(runtimeLog).find((r) => (r.argv as string[])[0] === 'run') as Rec;
+  const argv = run.argv as string[];
+  expect(argv).toEqual(expect.arrayContaining(['--add-host', 'host.docker.internal:host-gateway']));
+  const scratch = dirname(config.path as string);
+  expect(argv).toEqual(expect.arrayContaining(['-v', `${scratch}:${scratch}:ro`]));
+  expect(argv[argv.indexOf('--mcp-config') + 1]).toBe(config.path);
 });
