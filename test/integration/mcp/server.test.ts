@@ -394,6 +394,54 @@ describe('the front door and sessions (issue 9 points 1 and 4)', () => {
     await client.close();
   });
 
+  test('JSON-RPC answers arrive as SSE, and GET opens the session’s own SSE stream', async () => {
+    const { t, url } = await session();
+    const auth = { ...headers, authorization: `Bearer ${t.token}` };
+    const init = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify(initialize),
+    });
+    expect(init.status).toBe(200);
+    expect(init.headers.get('content-type')).toContain('text/event-stream');
+    const sid = init.headers.get('mcp-session-id') as string;
+    expect(sid).toMatch(/^[0-9a-f-]{36}$/);
+    const text = await init.text();
+    expect(text).toMatch(/^event: message\ndata: /m);
+    const data = JSON.parse(text.split('\ndata: ')[1]?.split('\n')[0] as string) as {
+      id: number;
+      result: { serverInfo: { name: string }; capabilities: { tools?: unknown } };
+    };
+    expect(data).toMatchObject({ id: 1, result: { serverInfo: { name: 'svc' } } });
+    expect(data.result.capabilities.tools).toBeDefined();
+
+    const abort = new AbortController();
+    const stream = await fetch(`${url}/mcp`, {
+      method: 'GET',
+      headers: {
+        authorization: `Bearer ${t.token}`,
+        accept: 'text/event-stream',
+        'mcp-session-id': sid,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      signal: abort.signal,
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    abort.abort();
+    const ended = await fetch(`${url}/mcp`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${t.token}`, 'mcp-session-id': sid },
+    });
+    expect(ended.status).toBe(200);
+    // Without the token the stream is refused like every route.
+    const bare = await fetch(`${url}/mcp`, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sid },
+    });
+    expect(bare.status).toBe(401);
+  });
+
   test('an idle session is closed after an hour, and at most 64 live at once (decision 120)', async () => {
     const { t, url, client } = await session();
     await call(client, 'projects_list');
