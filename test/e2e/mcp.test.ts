@@ -47,7 +47,7 @@ describe.skipIf(!existsSync(SVC))('MCP on the built daemon', () => {
     });
   });
 
-  it('lists tools, creates a project and a task and reads the task back', async () => {
+  it('lists tools, creates a project and a task, reads the task back, and a refusal is the envelope', async () => {
     const { client } = await connect(url, token);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['tasks_create', 'tasks_show', 'config_show']));
@@ -60,6 +60,13 @@ describe.skipIf(!existsSync(SVC))('MCP on the built daemon', () => {
     expect(task.body).toMatchObject({ state: 'paused', created_via: 'mcp' });
     const shown = await call(client, 'tasks_show', { task_id: task.body.id as number });
     expect(shown.body).toMatchObject({ id: task.body.id, title: 'over MCP' });
+    // A refused call carries the API's envelope.
+    const refused = await call(client, 'tasks_create', { project_id: 424242, title: 'nowhere' });
+    expect(refused).toMatchObject({
+      isError: true,
+      body: { error: { code: 'validation_failed', details: { field: 'project_id' } } },
+    });
+    expect(refused.structured).toEqual(refused.body);
     await client.close();
   });
 
