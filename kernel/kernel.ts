@@ -161,7 +161,12 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   services.engine.stepServices.mcp = {
     endpointFor: (taskId: number, runId: number) => services.mcp.endpointFor(taskId, runId),
   };
-  services.agents.wireMcp(async (ctx) => services.mcp.endpointFor(ctx.task.id, ctx.step.run_id));
+  // The endpoint of an agent that runs restricted holds it to that (decision 125).
+  services.agents.wireMcp(async (ctx) =>
+    services.mcp.endpointFor(ctx.task.id, ctx.step.run_id, {
+      restricted: ctx.task.restricted || ctx.setting('permission_mode') === 'restricted',
+    }),
+  );
   contributeOpsInfo({
     daemon,
     store,

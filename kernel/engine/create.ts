@@ -231,15 +231,10 @@ export class TaskCreator {
         { field: 'base_branch' },
       );
     }
-    // A restricted task's agent creates restricted tasks, as a fan-out lane inherits its
-    // parent's flag: restriction only tightens, also across MCP (decision 125).
-    const restricted =
-      body.restricted === true ||
-      (opts.mcpCaller !== undefined && d.tasks.get(opts.mcpCaller)?.restricted === 1);
     const agentWarnings = d.agents.checkTask(
       wf.snapshot,
       { agent: body.agent, model: body.model, effort: body.effort },
-      restricted,
+      body.restricted === true,
     );
     const literal = prefill.branch ?? body.branch_name?.trim();
     if (!prefill.pull && literal && (await branchExists(project.path, literal))) {
@@ -312,7 +307,7 @@ export class TaskCreator {
           agent_override: body.agent ?? null,
           model_override: body.model ?? null,
           effort_override: body.effort ?? null,
-          restricted: restricted ? 1 : 0,
+          restricted: body.restricted === true ? 1 : 0,
           max_task_cost_usd: body.max_task_cost_usd ?? null,
           step_total: wf.snapshot.steps.length,
           forge_issue: prefill.issue ? JSON.stringify(prefill.issue) : null,

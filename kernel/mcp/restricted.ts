@@ -1,6 +1,6 @@
 /**
- * What a restricted task's agent may do through its step endpoint (decision 125). A restricted
- * agent asks a human before it runs anything but file tools and git (SPEC §4.4 rule 5, decision
+ * What a restricted agent may do through its step endpoint (decision 125): an agent step of a
+ * restricted task, or one whose own `permission_mode` is restricted. A restricted agent asks a human before it runs anything but file tools and git (SPEC §4.4 rule 5, decision
  * 113), so the tools must not hand it what the human would have been asked: it reads everything,
  * creates tasks (restricted, bounded: engine/create.ts) and acts on restricted tasks, but it
  * cannot act on a task that is not restricted, write projects, pass shell text (`run`,
@@ -16,7 +16,7 @@ const SHELL_TEXT = ['run', 'run_override'] as const;
 function refuse(message: string, field?: string): never {
   throw new SvcError(
     'validation_failed',
-    `${message}: the calling task is restricted (decision 125)`,
+    `${message}: the calling agent runs restricted (decision 125)`,
     field === undefined ? { reason: 'restricted_caller' } : { field, reason: 'restricted_caller' },
   );
 }
@@ -28,10 +28,8 @@ export function checkRestrictedCaller(
   input: unknown,
   ids: ToolIds,
 ): void {
-  if (ctx.caller.kind !== 'step' || tool.readOnly) return;
-  const caller = ctx.s.engine.tasks.get(ctx.caller.task_id);
-  if (caller?.restricted !== 1) return;
-  // Creation stays open: the new task is restricted and held to the MCP bounds.
+  if (ctx.caller.kind !== 'step' || !ctx.caller.restricted || tool.readOnly) return;
+  // Creation stays open: the new task is restricted (tasks_create) and held to the MCP bounds.
   if (tool.name === 'tasks_create') return;
   if (tool.name.startsWith('projects_'))
     refuse(`${tool.name} is not open to a restricted task's agent`);

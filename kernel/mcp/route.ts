@@ -29,7 +29,12 @@ export function mcpRoutes(app: FastifyInstance, s: Services): void {
     const run = runId === null ? null : s.mcp.liveRun(runId);
     if (runId === null || run === null)
       throw new SvcError('unauthorized', 'the MCP endpoint of this step is closed');
-    return { kind: 'step', task_id: run.task_id, run_id: runId };
+    return {
+      kind: 'step',
+      task_id: run.task_id,
+      run_id: runId,
+      restricted: s.mcp.runRestricted(runId, run.task_id),
+    };
   });
   const large = { bodyLimit: LARGE_BODY_LIMIT };
   app.post('/mcp', large, client);

@@ -22,6 +22,12 @@ function ownerOf(caller: ToolCaller): string {
 
 export class McpService {
   private readonly book: SessionBook;
+  /**
+   * Runs whose agent step runs restricted (the task's flag or the step's own
+   * `permission_mode: restricted`), recorded when the step is wired: their endpoint holds the
+   * agent to its restriction (decision 125). Pruned as runs end.
+   */
+  private readonly restrictedRuns = new Set<number>();
   /** The listener's address once the daemon listens (set by the kernel; null before). */
   address: () => AddressInfo | string | null = () => null;
 
@@ -63,6 +69,11 @@ export class McpService {
     return row && row.state === 'running' ? { task_id: row.task_id } : null;
   }
 
+  /** Whether a live run's agent is held to a restriction: its task's flag, or its step's mode. */
+  runRestricted(runId: number, taskId: number): boolean {
+    return this.restrictedRuns.has(runId) || this.s.engine.tasks.get(taskId)?.restricted === 1;
+  }
+
   /** The Host guard and credential of the per-step paths, for the app's front door. */
   get stepAuth(): ScopedAuth {
     return stepAuth({ daemonToken: this.s.daemon.token, liveRun: (id) => this.liveRun(id) });
@@ -73,7 +84,11 @@ export class McpService {
    * null when `mcp.wire_steps` is off or the daemon does not listen. Throws when the run is not
    * one of the task's: a caller bug, never a user error.
    */
-  endpointFor(taskId: number, runId: number): StepMcpEndpoint | null {
+  endpointFor(
+    taskId: number,
+    runId: number,
+    opts: { restricted?: boolean } = {},
+  ): StepMcpEndpoint | null {
     const config = this.s.config.current();
     if (!config.mcp.wire_steps) return null;
     const run = this.s.engine.runs.get(runId);
@@ -81,6 +96,9 @@ export class McpService {
       throw new Error(`step run ${runId} is not a run of task ${taskId}`);
     // A new attempt is a good moment to close sessions of steps that have ended.
     void this.book.sweep();
+    for (const id of this.restrictedRuns)
+      if (this.liveRun(id) === null) this.restrictedRuns.delete(id);
+    if (opts.restricted === true) this.restrictedRuns.add(runId);
     return endpointFor({
       baseUrl: this.baseUrl(),
       daemonToken: this.s.daemon.token,

@@ -11,8 +11,13 @@ import { SvcError } from '../errors.js';
 import { parseWith } from '../http/index.js';
 import { checkRestrictedCaller } from './restricted.js';
 
-/** Who is calling: a client holding the daemon token, or an agent step on its per-step endpoint. */
-export type ToolCaller = { kind: 'client' } | { kind: 'step'; task_id: number; run_id: number };
+/**
+ * Who is calling: a client holding the daemon token, or an agent step on its per-step endpoint;
+ * `restricted` when that step's agent runs restricted (decision 125).
+ */
+export type ToolCaller =
+  | { kind: 'client' }
+  | { kind: 'step'; task_id: number; run_id: number; restricted: boolean };
 
 export interface ToolContext {
   s: Services;

@@ -86,7 +86,9 @@ export const taskTools: McpTool[] = [
     readOnly: false,
     input: { schema: CreateTaskSchema, from: 'body' },
     run: async ({ s, caller }, body) => {
-      const r = await s.engine.create(body, {
+      // A restricted agent creates restricted tasks, as a lane inherits its parent's flag (decision 125).
+      const restricted = caller.kind === 'step' && caller.restricted;
+      const r = await s.engine.create(restricted ? { ...body, restricted: true } : body, {
         via: 'mcp',
         ...(caller.kind === 'step' ? { mcpCaller: caller.task_id } : {}),
       });

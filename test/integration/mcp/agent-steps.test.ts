@@ -141,6 +141,33 @@ steps:
     expect((await t.json<TaskJson[]>('GET', '/v1/tasks?archived=all')).length).toBe(2);
   });
 
+  test('a step that runs restricted holds its agent to it: what it creates is restricted (decision 125)', async () => {
+    const own = agentWorkflow('own', {
+      agent: 'claude',
+      max_retries: 0,
+      permission_mode: 'restricted',
+    });
+    const { t, project, recs } = await world(
+      {
+        FAKE_CLAUDE_SCENARIO: 'mcp-call',
+        FAKE_CLAUDE_MCP_TOOL: 'tasks_create',
+        FAKE_CLAUDE_MCP_ARGS: JSON.stringify({ project_id: 1, title: 'child', paused: true }),
+      },
+      '',
+      { own },
+    );
+    // The task is not restricted; its step is.
+    const task = await createTask(t, { project_id: project.id, title: 'parent', workflow: 'own' });
+    expect(task.restricted).toBe(false);
+    expect((await finish(t, task.id)).state).toBe('done');
+    const result = recs().find((r) => r.event === 'mcp_result') as Rec;
+    const made = (result.result as { structuredContent: { id: number } }).structuredContent;
+    expect(await t.json('GET', `/v1/tasks/${made.id}`)).toMatchObject({
+      created_by_task_id: task.id,
+      restricted: true,
+    });
+  });
+
   test('mcp.wire_steps: false gives the step no MCP server', async () => {
     const { t, project, recs } = await world({}, 'mcp:\n  wire_steps: false\n');
     const task = await createTask(t, {
