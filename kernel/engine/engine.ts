@@ -17,7 +17,7 @@ import type { ProjectService } from '../projects/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import { StepRunsTable, type Store, type TaskRow, TasksTable } from '../store/index.js';
 import { TaskActions } from './actions.js';
-import { TaskCreator } from './create.js';
+import { type CreateOptions, TaskCreator } from './create.js';
 import { InputBroker } from './input.js';
 import { loopView } from './loop-view.js';
 import { jsonOr, SETTLED_STATES, type WorkflowSnapshot } from './model.js';
@@ -178,7 +178,7 @@ export class Engine {
   /** Re-queues a parked parent whose join can run now. */
   maybeJoin(parentId: number): void {
     const parent = this.tasks.get(parentId);
-    if (!parent || parent.state !== 'awaiting_children') return;
+    if (parent?.state !== 'awaiting_children') return;
     const lanes = this.d.store.db
       .prepare('SELECT state FROM tasks WHERE parent_task_id = ? AND spawned_by_index = ?')
       .all(parent.id, parent.current_step) as Array<{ state: string }>;
@@ -311,7 +311,7 @@ export class Engine {
     };
   }
 
-  async create(body: CreateTask, opts: { idempotencyKey?: string; via?: string } = {}) {
+  async create(body: CreateTask, opts: CreateOptions = {}) {
     const r = await this.creator.create(body, opts);
     if (!r.replayed) this.d.scheduler.poke();
     return r;
