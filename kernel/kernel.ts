@@ -157,6 +157,8 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     updates: services.updates,
   });
   await app.ready();
+  // Before the engine starts: the task lock and branch claims must hold from the first request.
+  services.chats.start();
   if (opts.startEngine !== false) services.engine.start();
   services.engine.addViewDecorator((task, _snap, view) => {
     services.forgeReconciler.decorate(task.id, view);
@@ -219,6 +221,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
         services.updates.whenIdle(),
         services.opsQueue.idle(),
       ]);
+      await services.chats.stop();
       await services.engine.stop();
       services.streams.closeAll();
       await services.workflows.close();

@@ -34,7 +34,18 @@ export interface CreateDeps {
   /** The code host for `forge_issue` / `forge_pull`; absent means every reference is 409. */
   forge?: ForgePort;
   /** Branches held by open chats of a project (chats add this); a task never shares one. */
-  chatClaim?(projectId: number, branch: string): number | null;
+  chatClaim?(projectId: number, branch: string, exceptChat?: number): number | null;
+}
+
+/**
+ * A chat's hand-off (SPEC §4.5): the task takes over the chat's worktree as it is (its branch is
+ * the chat's, so neither the git existence check nor the chat's own claim refuses it), records
+ * `source_chat_id`, and `inTx` writes the chat's side inside the task's transaction.
+ */
+export interface HandoffSpec {
+  chat_id: number;
+  worktree_path: string;
+  inTx(taskId: number): void;
 }
 
 export interface CreateResult {
@@ -137,7 +148,7 @@ export class TaskCreator {
 
   async create(
     body: CreateTask,
-    opts: { idempotencyKey?: string; via?: string } = {},
+    opts: { idempotencyKey?: string; via?: string; handoff?: HandoffSpec } = {},
   ): Promise<CreateResult> {
     const { d } = this;
     let digest = '';
@@ -193,7 +204,7 @@ export class TaskCreator {
       body.restricted === true,
     );
     const literal = prefill.branch ?? body.branch_name?.trim();
-    if (!prefill.pull && literal && (await branchExists(project.path, literal))) {
+    if (!prefill.pull && !opts.handoff && literal && (await branchExists(project.path, literal))) {
       throw new SvcError(
         'validation_failed',
         `branch ${literal} already exists in ${project.name}`,
@@ -231,7 +242,7 @@ export class TaskCreator {
           { field: 'branch_name' },
         );
       }
-      const chat = d.chatClaim?.(project.id, branch.name) ?? null;
+      const chat = d.chatClaim?.(project.id, branch.name, opts.handoff?.chat_id) ?? null;
       if (chat !== null) {
         throw new SvcError(
           'validation_failed',
@@ -268,6 +279,11 @@ export class TaskCreator {
         }),
       );
       if (id !== nextId) throw new Error(`task id ${id} differs from the expected ${nextId}`);
+      if (opts.handoff) {
+        d.store.db
+          .prepare('UPDATE tasks SET worktree_path = ?, source_chat_id = ? WHERE id = ?')
+          .run(opts.handoff.worktree_path, opts.handoff.chat_id, id);
+      }
       if (opts.idempotencyKey !== undefined) {
         d.store.db
           .prepare(
@@ -292,6 +308,7 @@ export class TaskCreator {
           parent_task_id: null,
         },
       );
+      opts.handoff?.inTx(id);
       return { task: d.tasks.get(id) as TaskRow };
     });
     if ('existing' in task) return { task: task.existing as TaskRow, warnings: [], replayed: true };
