@@ -75,7 +75,8 @@ export interface AgentTurnSpec {
 export type AgentTurnResult =
   /** The adapter would not plan the run; nothing was spawned. */
   | { kind: 'refused'; reason: string; message: string }
-  | { kind: 'cancelled' }
+  /** `session_id`: the session the CLI had opened before it was stopped (a chat resumes it). */
+  | { kind: 'cancelled'; session_id: string | null }
   | { kind: 'spawn_failed'; message: string }
   | {
       kind: 'finished';
@@ -232,12 +233,16 @@ export async function runAgentTurn(
   const interactive = plan.stdin.kind === 'interactive';
   let handle: ProcessHandle | null = null;
   const quotaSource = adapter.quota?.source ?? 'stream';
+  let sessionSeen: string | null = null;
   const onEvent = (ev: AgentEvent) => {
     if (LIVE_TYPES.has(ev.type)) {
       const { type, ...data } = ev;
       io.live(`agent.${type}`, data);
     }
     switch (ev.type) {
+      case 'session':
+        sessionSeen = ev.id;
+        break;
       case 'input_request':
         if (interactive) pump.push(ev.request);
         break;
@@ -279,7 +284,7 @@ export async function runAgentTurn(
       for (const ev of parser.push(line)) onEvent(ev);
     },
   });
-  if (r.cancelled) return { kind: 'cancelled' };
+  if (r.cancelled) return { kind: 'cancelled', session_id: sessionSeen };
   if (r.spawn_error)
     return { kind: 'spawn_failed', message: `cannot start ${name}: ${r.spawn_error}` };
 

@@ -719,7 +719,8 @@ export class ChatService {
         case 'refused':
           return end({ state: 'failed', reason: r.reason, message: r.message });
         case 'cancelled':
-          return end({ state: 'cancelled' });
+          // The CLI keeps a stopped session: the next send resumes it (decision 161).
+          return end({ state: 'cancelled', session_id: r.session_id ?? chat.session_id });
         case 'spawn_failed':
           return end({ state: 'failed', reason: 'agent_unavailable', message: r.message });
       }

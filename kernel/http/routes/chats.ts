@@ -81,12 +81,10 @@ export function chatRoutes(app: FastifyInstance, s: Services): void {
     const chatId = id(req.params.id);
     s.chats.load(chatId);
     const r = await s.chats.handoff(chatId, req.body ?? {});
-    return reply
-      .code(201)
-      .send({
-        task: { ...s.engine.view(r.task), warnings: r.warnings },
-        chat: s.chats.view(r.chat),
-      });
+    return reply.code(201).send({
+      task: { ...s.engine.view(r.task), warnings: r.warnings },
+      chat: s.chats.view(r.chat),
+    });
   });
 
   app.post<IdParams>('/v1/chats/:id/close', async (req) => {
