@@ -54,9 +54,17 @@ export function taskContext(task: TaskRow, runs: StepRunRow[]): string {
       `The task waits at a manual gate${gate ? ` (${gate.step_id})` : ''}:\n${gate?.result_summary ?? ''}`,
     );
   } else {
-    const summary = runs.filter((r) => r.state === 'succeeded' && r.result_summary).at(-1);
+    // The last step that said something, whatever its verdict: an aborted task's last words matter.
+    const summary = runs.filter((r) => r.result_summary).at(-1);
     if (summary)
-      parts.push(`Summary of the last step (${summary.step_id}):\n${summary.result_summary}`);
+      parts.push(
+        `Summary of the last step (${summary.step_id}, ${summary.state}):\n${summary.result_summary}`,
+      );
+    const failed = runs.filter((r) => r.state === 'failed').at(-1);
+    if (task.state === 'aborted' && failed)
+      parts.push(
+        `Last failed step: ${failed.step_id}, reason ${failed.failure_reason ?? 'unknown'}${failed.transcript_path ? ` (transcript: ${failed.transcript_path})` : ''}.`,
+      );
     if (task.state === 'aborted')
       parts.push(
         `The task was aborted${task.block_reason ? ` (${task.block_reason}${task.block_detail ? ` — ${task.block_detail}` : ''})` : ' by a cancel'}${last ? `, last at step ${last.step_id}` : ''}.`,
