@@ -141,8 +141,11 @@ export class ChatService {
     });
   }
 
-  /** Stops every live turn (daemon stop); each turn ends `cancelled` and its chat goes idle. */
+  private stopping = false;
+
+  /** Stops every live turn (daemon stop); each turn ends `interrupted` and its chat goes idle. */
   async stop(): Promise<void> {
+    this.stopping = true;
     const turns = [...this.live.values()];
     for (const t of turns) t.abort.abort();
     await Promise.all(turns.map((t) => t.done));
@@ -804,8 +807,18 @@ export class ChatService {
     });
   }
 
-  private finishTurn(chatId: number, turn: TurnRow, e: TurnEnd): void {
+  private finishTurn(chatId: number, turn: TurnRow, given: TurnEnd): void {
     const { d } = this;
+    // A stop for shutdown is not the human's cancel: the turn says the daemon ended it.
+    const e: TurnEnd =
+      given.state === 'cancelled' && this.stopping
+        ? {
+            ...given,
+            state: 'interrupted',
+            reason: 'daemon_stopping',
+            message: 'the daemon stopped during this turn',
+          }
+        : given;
     d.store.tx(() => {
       this.table.updateTurn(turn.id, {
         state: e.state,

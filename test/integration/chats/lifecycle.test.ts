@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AgentAdapter } from '../../../kernel/plugin/index.js';
 import { agentConfig } from '../../support/agents.js';
-import { buildTestApp, type TestApp } from '../../support/app.js';
+import { buildTestApp, type TestApp, waitFor } from '../../support/app.js';
 import { chatDetail, createChat } from '../../support/chats.js';
 import { git } from '../../support/git.js';
 import { addProject, createTask } from '../../support/tasks.js';
@@ -170,6 +170,19 @@ describe('POST /v1/chats', () => {
     await createTask(t, { project_id: project.id, title: 'Fix login', paused: true });
     const chat = await createChat(t, { project_id: project.id, title: 'Fix login' });
     expect(chat.branch_name).toBe('svc/chat-1-fix-login');
+  });
+});
+
+describe('maintenance', () => {
+  it('never takes a chat’s worktree or turn transcripts for orphans', async () => {
+    const { t, project } = await setup();
+    const chat = await createChat(t, { project_id: project.id, title: 'kept' });
+    await t.json('POST', `/v1/chats/${chat.id}/send`, { message: 'hi' });
+    await waitFor(async () => (await chatDetail(t, chat.id)).chat.state === 'idle');
+    const res = await t.api('GET', '/v1/maintenance/orphans');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain(chat.worktree_path);
+    expect(res.body).not.toContain('chat-1');
   });
 });
 

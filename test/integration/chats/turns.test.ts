@@ -291,3 +291,33 @@ describe('turn transcripts and the chat stream', () => {
     await t.kernel.app.close();
   });
 });
+
+describe('a daemon stop or crash', () => {
+  it('ends a live turn interrupted and returns the chat to idle, on stop and after a crash', async () => {
+    const root = tempDir();
+    const config = agentConfig({ FAKE_CLAUDE_SCENARIO: 'hang' });
+    const t = await buildTestApp({ root, config, keepOpen: true });
+    const { project } = await addProject(t);
+    const chat = await createChat(t, { project_id: project.id, title: 'x' });
+    await send(t, chat.id, 'go');
+    await t.close();
+    const again = await buildTestApp({ root, config });
+    const d = await chatDetail(again, chat.id);
+    expect(d.chat.state).toBe('idle');
+    expect(d.turns[0]).toMatchObject({ state: 'interrupted', failure_reason: 'daemon_stopping' });
+    // A crash leaves the row running: the next start ends it.
+    const db = again.kernel.services.store.db;
+    db.prepare("UPDATE chats SET state = 'running' WHERE id = ?").run(chat.id);
+    db.prepare(
+      "UPDATE chat_turns SET state = 'running', failure_reason = NULL WHERE chat_id = ?",
+    ).run(chat.id);
+    await again.close();
+    const third = await buildTestApp({ root, config });
+    const after = await chatDetail(third, chat.id);
+    expect(after.chat.state).toBe('idle');
+    expect(after.turns[0]).toMatchObject({
+      state: 'interrupted',
+      failure_reason: 'daemon_restarted',
+    });
+  });
+});
