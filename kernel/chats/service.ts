@@ -126,6 +126,8 @@ export class ChatService {
     const { engine } = this.d;
     engine.openChat = (taskId) => this.openChatOn(taskId)?.id ?? null;
     engine.closeChatForCancel = (taskId) => this.closeForTaskCancel(taskId);
+    engine.projectDeleting = (projectId, projectPath) =>
+      this.projectDeleting(projectId, projectPath);
     engine.chatClaim = (projectId, branch, exceptChat) =>
       this.table.claimOf(projectId, branch, LIVE_CHAT_STATES, exceptChat ?? 0)?.id ?? null;
     this.d.store.tx(() => {
@@ -149,6 +151,27 @@ export class ChatService {
     const turns = [...this.live.values()];
     for (const t of turns) t.abort.abort();
     await Promise.all(turns.map((t) => t.done));
+  }
+
+  /**
+   * A project delete (SPEC §4.2) takes its chats with it (the rows cascade): refused while one of
+   * them runs a turn, as for a running task; otherwise their own worktrees are removed first so
+   * nothing is left for gc. Branches are kept, as a forced delete keeps tasks' branches with work.
+   */
+  private async projectDeleting(projectId: number, projectPath: string): Promise<void> {
+    const chats = this.table.list(['project_id = ?'], [projectId], 1_000_000, 0);
+    const busy = chats.find((c) => BUSY_CHAT_STATES.includes(c.state));
+    if (busy)
+      throw new SvcError('invalid_state', `chat ${busy.id} is running a turn; cancel it first`, {
+        state: busy.state,
+        reason: 'chat_running',
+      });
+    for (const c of chats) {
+      if (c.linked_task_id === null && c.worktree_path && existsSync(c.worktree_path))
+        await removeWorktree(projectPath, c.worktree_path, true).catch(() => {
+          rmSync(c.worktree_path, { recursive: true, force: true });
+        });
+    }
   }
 
   openChatOn(taskId: number): ChatRow | undefined {

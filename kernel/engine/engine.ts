@@ -77,6 +77,8 @@ export class Engine {
   openChat: (taskId: number) => number | null = () => null;
   /** Stops and closes the open chat of a task being cancelled (SPEC §4.5). */
   closeChatForCancel: (taskId: number) => void = () => {};
+  /** Chats' part of a project delete: refuse while a turn is live, else drop their worktrees. */
+  projectDeleting: (projectId: number, projectPath: string) => Promise<void> = async () => {};
   /** The live chat working on `branch` in a project, other than `exceptChat` (branch claims). */
   chatClaim: (projectId: number, branch: string, exceptChat?: number) => number | null = () => null;
   private readonly viewDecorators: Array<NonNullable<ViewContext['decorate']>> = [];
@@ -356,6 +358,7 @@ export class Engine {
         reason: 'task_running',
       });
     }
+    await this.projectDeleting(id, project.path);
     for (const t of live) {
       if (!['done', 'aborted'].includes(t.state)) this.actions.cancel(t.id);
       if (t.worktree_path && existsSync(t.worktree_path)) {

@@ -186,6 +186,22 @@ describe('maintenance', () => {
   });
 });
 
+describe('project delete', () => {
+  it('is refused while a chat runs a turn, and otherwise takes the chats and their worktrees', async () => {
+    const t = await buildTestApp({ config: agentConfig({ FAKE_CLAUDE_SCENARIO: 'hang' }) });
+    const { project } = await addProject(t);
+    const chat = await createChat(t, { project_id: project.id, title: 'x' });
+    await t.json('POST', `/v1/chats/${chat.id}/send`, { message: 'hi' });
+    const busy = await t.api('DELETE', `/v1/projects/${project.id}`);
+    expect(busy.statusCode).toBe(409);
+    expect(busy.json().error.details).toMatchObject({ reason: 'chat_running' });
+    await t.json('POST', `/v1/chats/${chat.id}/cancel`);
+    expect((await t.api('DELETE', `/v1/projects/${project.id}`)).statusCode).toBeLessThan(300);
+    expect(existsSync(chat.worktree_path)).toBe(false);
+    expect((await t.api('GET', `/v1/chats/${chat.id}`)).statusCode).toBe(404);
+  });
+});
+
 describe('GET /v1/chats', () => {
   it('lists newest first; archived covers archived, handed_off and closed; state wins; bad archived is 400', async () => {
     const { t, project } = await setup();
