@@ -335,7 +335,8 @@ describe('restricted tasks', () => {
     await send(t, chat.id, 'look');
     await waitTurn(t, chat.id, 1);
     const start = records(record).find((r) => r.event === 'start' && r.cwd === task.worktree_path);
-    expect((start?.argv as string[]).join(' ')).toContain('--allowedTools');
-    expect(start?.argv as string[]).not.toContain('--dangerously-skip-permissions');
+    const argv = (start?.argv ?? []) as string[];
+    expect(argv.join(' ')).toContain('--allowedTools');
+    expect(argv).not.toContain('--dangerously-skip-permissions');
   });
 });
