@@ -284,6 +284,9 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
           container,
           containerName: () => `svc-${task.id}-${runId}-${++spawnCount}`,
           mounts: [project.path, task.worktree_path ?? project.path],
+          // Files the kernel wrote for the CLI (its MCP config) live in the scratch directory,
+          // which the container must see at the same path (decision 126).
+          readOnlyMounts: scratch ? [scratch] : [],
           signal,
           cancelled: () => spec.signal.aborted,
           onOutput: (line) =>

@@ -7,7 +7,12 @@
  */
 
 export { branchFor, branchTemplateProblem } from './branch.js';
-export { bodyDigest, canonicalJson, type HandoffSpec } from './create.js';
+export {
+  bodyDigest,
+  type CreateOptions,
+  canonicalJson,
+  type HandoffSpec,
+} from './create.js';
 export { Engine, type EngineDeps, type ListQuery } from './engine.js';
 export type { FollowUpSpec, StepDef, WorkflowOrigin, WorkflowSnapshot } from './model.js';
 export type {

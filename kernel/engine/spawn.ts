@@ -32,6 +32,8 @@ export interface LoggedSpawn {
   containerName(): string;
   /** Host paths mounted at their own path (the project repository and the worktree). */
   mounts: string[];
+  /** Host paths mounted read-only at their own path (the scratch directory with the MCP config). */
+  readOnlyMounts?: string[];
   /** Aborts the process (cancel, shutdown, transcript latch). */
   signal: AbortSignal;
   /** True when the abort was a cancel or shutdown, not a latch: the outcome says `cancelled`. */
@@ -107,6 +109,9 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
       env: inside,
       clientEnv: baseEnv,
       mounts: s.mounts,
+      ...(s.readOnlyMounts && s.readOnlyMounts.length > 0
+        ? { readOnlyMounts: s.readOnlyMounts }
+        : {}),
       interactive: req.interactive === true,
     });
     const runtime = s.container.runtime;

@@ -10,6 +10,7 @@ import m0002 from './0002_tasks.js';
 import m0003 from './0003_flow.js';
 import m0004 from './0004_triggers.js';
 import m0005 from './0005_agents.js';
+import m0006 from './0006_mcp.js';
 import m0007 from './0007_chats.js';
 
 export interface Migration {
@@ -18,6 +19,6 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0007];
+export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007];
 
 export const NEWEST_MIGRATION = migrations[migrations.length - 1] as Migration;

@@ -11,6 +11,7 @@ import type { AgentAdapter } from '../../../kernel/plugin/index.js';
 import { agentConfig, records } from '../../support/agents.js';
 import { buildTestApp, type TestApp, waitFor } from '../../support/app.js';
 import { chatDetail, chatEvents, send, waitTurn } from '../../support/chats.js';
+import { call, connect, listen } from '../../support/mcp.js';
 import {
   act,
   addProject,
@@ -317,6 +318,29 @@ describe('the task lock', () => {
       details: { action: 'delete_branch' },
     });
     expect((await t.api('DELETE', `/v1/chats/${chat.id}`)).statusCode).toBe(200);
+  });
+});
+
+describe('the task lock over MCP', () => {
+  it('refuses the agent task tools too, and no chat route is an MCP tool', async () => {
+    const { t, project } = await setup();
+    const task = await taskIn(t, project.id, 'fails', 'blocked');
+    const chat = (await openChat(t, task.id)).json();
+    const { client } = await connect(`${await listen(t)}/mcp`, t.token);
+    for (const [tool, args] of [
+      ['tasks_retry', {}],
+      ['tasks_repair', { prompt: 'fix' }],
+      ['tasks_skip', {}],
+      ['tasks_archive', {}],
+    ] as const) {
+      const r = await call(client, tool, { task_id: task.id, ...args });
+      expect(r, tool).toMatchObject({
+        isError: true,
+        body: { error: { code: 'task_locked_by_chat', details: { chat_id: chat.id } } },
+      });
+    }
+    const { tools } = await client.listTools();
+    expect(tools.filter((x) => x.name.includes('chat'))).toEqual([]);
   });
 });
 
