@@ -2,6 +2,7 @@
  * Commands are data (name, summary, options, positionals) plus a run function, so the CLI
  * reference in docs/cli.md is generated from the same definitions the parser uses.
  */
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Paths } from '../kernel/daemon/index.js';
 import { Client } from './client.js';
@@ -21,6 +22,8 @@ export interface CommandContext {
   err: (text: string) => void;
   env: NodeJS.ProcessEnv;
   client(): Client;
+  /** Lines the user types (`svc chat attach`): the terminal's stdin unless a caller supplies them. */
+  lines(): AsyncIterable<string>;
 }
 
 export interface Command {
@@ -58,6 +61,7 @@ export function makeContext(
   parsed: { values: Record<string, unknown>; positionals: string[] },
   out: (t: string) => void,
   err: (t: string) => void,
+  lines?: () => AsyncIterable<string>,
 ): CommandContext {
   let client: Client | null = null;
   return {
@@ -71,5 +75,6 @@ export function makeContext(
       client ??= Client.discover(paths);
       return client;
     },
+    lines: lines ?? (() => createInterface({ input: process.stdin, terminal: false })),
   };
 }

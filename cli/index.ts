@@ -7,6 +7,7 @@ import { VERSION } from '../kernel/version.js';
 import { ApiError, DaemonUnreachableError } from './client.js';
 import { type Command, makeContext, parseCommandArgs } from './command.js';
 import { agentCommands } from './commands/agents.js';
+import { chatCommands } from './commands/chat.js';
 import { configCommands } from './commands/config.js';
 import { daemonCommands } from './commands/daemon.js';
 import { doctorCommands } from './commands/doctor.js';
@@ -29,6 +30,7 @@ export const commands: Command[] = [
   ...projectCommands,
   ...taskCommands,
   ...taskAgentCommands,
+  ...chatCommands,
   ...agentCommands,
 ];
 
@@ -73,6 +75,8 @@ export function findCommand(argv: string[]): { cmd: Command; rest: string[] } | 
 export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
+  /** What the user types, line by line (tests); the terminal's stdin otherwise. */
+  lines?: () => AsyncIterable<string>;
 }
 
 export async function main(
@@ -106,7 +110,7 @@ export async function main(
     out(commandHelp(found.cmd));
     return EXIT.ok;
   }
-  const ctx = makeContext(resolvePaths(env), env, parsed, out, err);
+  const ctx = makeContext(resolvePaths(env), env, parsed, out, err, io?.lines);
   try {
     return await found.cmd.run(ctx);
   } catch (e) {

@@ -14,6 +14,7 @@ import {
 } from 'awilix/browser';
 import type { Logger } from 'pino';
 import { AgentService } from './agents/index.js';
+import { ChatService } from './chats/index.js';
 import type { Clock } from './clock/index.js';
 import type { ConfigService } from './config/index.js';
 import type { Paths } from './daemon/paths.js';
@@ -51,6 +52,8 @@ export interface Services {
   scheduler: Scheduler;
   notifier: Notifier;
   engine: Engine;
+  /** Chats and their turns (SPEC §2.5, §4.5). */
+  chats: ChatService;
   /** The code-host integration (SPEC §2.10 forge.*, §4.4 rules 7–9). */
   forge: ForgeService;
   forgeReconciler: ForgeReconciler;
@@ -148,6 +151,21 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
           projects: c.projects,
           engine: c.engine,
           forge: c.forge,
+        }),
+    ).singleton(),
+    // Resolved after kernel.ts registers the engine, like triggers.
+    chats: asFunction(
+      (c: Services) =>
+        new ChatService({
+          store: c.store,
+          events: c.events,
+          clock: c.clock,
+          config: c.config,
+          logger: c.logger,
+          paths: c.paths,
+          projects: c.projects,
+          engine: c.engine,
+          agents: c.agents,
         }),
     ).singleton(),
     scheduler: asFunction(

@@ -177,6 +177,8 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     updates: services.updates,
   });
   await app.ready();
+  // Before the engine starts: the task lock and branch claims must hold from the first request.
+  services.chats.start();
   if (opts.listen) {
     try {
       await opts.listen(app, services);
@@ -250,6 +252,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
         services.updates.whenIdle(),
         services.opsQueue.idle(),
       ]);
+      await services.chats.stop();
       await services.engine.stop();
       services.streams.closeAll();
       await services.mcp.closeAll();

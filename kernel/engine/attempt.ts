@@ -3,20 +3,15 @@
  * leaves a trace), the transcript, the StepContext handed to the step type's `run`, and the row's
  * final fields. The outcome goes back to the runner, which applies it to the task.
  */
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { type Clock, formatMs, formatNs } from '../clock/index.js';
 import { type Config, parseDuration, tryParseSize } from '../config/index.js';
-import {
-  effectiveContainer,
-  hostAlias,
-  killContainer,
-  wrapInContainer,
-} from '../container/index.js';
+import { effectiveContainer, hostAlias } from '../container/index.js';
 import type { EventLog } from '../events/index.js';
 import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
-import { LineSplitter, resolveEnvironment, startProcess, TranscriptWriter } from '../proc/index.js';
+import { resolveEnvironment, TranscriptWriter } from '../proc/index.js';
 import type { Project } from '../projects/index.js';
 import {
   newStepRun,
@@ -35,6 +30,7 @@ import {
   type WorkflowSnapshot,
 } from './model.js';
 import { renderPlain, renderShell } from './render.js';
+import { spawnLogged } from './spawn.js';
 
 export interface AttemptDeps {
   input: InputBroker;
@@ -73,15 +69,6 @@ export interface AttemptSpec {
 export interface AttemptResult {
   outcome: StepOutcome;
   row: StepRunRow;
-}
-
-const SUMMARY_MAX = 16 * 1024;
-
-function tailLines(text: string, lines: number, maxBytes = SUMMARY_MAX): string {
-  const all = text.split('\n');
-  let out = all.slice(-lines).join('\n');
-  if (Buffer.byteLength(out) > maxBytes) out = out.slice(-maxBytes);
-  return out;
 }
 
 function whichOn(program: string, env: Record<string, string>): string | null {
@@ -238,7 +225,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   const signal = AbortSignal.any([spec.signal, latch.signal]);
   const context = { ...spec.context, Step: { ...(spec.context.Step as object), Attempt: attempt } };
   let outputTail = '';
-  let current: ReturnType<typeof startProcess> | null = null;
+  let current: { pauseTimeout(): void; resumeTimeout(): void } | null = null;
   let scratch: string | null = null;
   let inputWaitMs = 0;
   const effectiveDef: Record<string, unknown> = { ...step };
@@ -293,129 +280,40 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     which: (program) => whichOn(program, { ...baseEnv }),
     annotate: (kind, fields) => transcript.annotate(kind, fields, ts()),
     spawn: async (req) => {
-      const env = { ...baseEnv, ...svcVars, ...(req.env ?? {}) };
-      for (const f of req.files ?? []) writeFileSync(f.path, f.content, { mode: 0o600 });
-      transcript.annotate(
-        'command_started',
+      const r = await spawnLogged(
         {
-          phase: req.phase,
-          command: req.display ?? [req.file, ...req.args].join(' '),
-          cwd: task.worktree_path,
-        },
-        ts(),
-      );
-      const raw = req.stdoutMode === 'raw';
-      const split = { stdout: new LineSplitter(), stderr: new LineSplitter() };
-      let combined = '';
-      let stderrTail = '';
-      const onLine = (stream: 'stdout' | 'stderr') => (text: string) => {
-        if (stream === 'stderr') {
-          stderrTail = (stderrTail + text + '\n').slice(-64 * 1024);
-        }
-        if (raw && stream === 'stdout') {
-          transcript.write(text);
-          req.onStdoutLine?.(text);
-          return;
-        }
-        if (raw && stream === 'stderr') {
-          transcript.write({ type: 'svc.stderr', ts: ts(), text });
-          return;
-        }
-        combined += `${text}\n`;
-        if (combined.length > 256 * 1024) combined = combined.slice(-128 * 1024);
-        const offset = transcript.write({
-          type: 'svc.output',
-          ts: ts(),
-          phase: req.phase,
-          stream,
-          text,
-        });
-        if (offset !== null) {
-          deps.events.live({
-            kind: 'command.output',
-            task_id: task.id,
-            data: { run_id: runId, phase: req.phase, stream, text, offset },
-          });
-        }
-      };
-      const cwd = task.worktree_path ?? project.path;
-      let launch = { file: req.file, args: req.args, env };
-      let onTerminate: (() => void) | undefined;
-      if (container) {
-        // A containerized step reads `environment.inherit: all` as none (SPEC §2.10).
-        const inside = {
-          ...resolveEnvironment({
-            ...config.environment,
-            inherit: config.environment.inherit === 'all' ? 'none' : config.environment.inherit,
-          }),
-          ...svcVars,
-          ...(req.env ?? {}),
-        };
-        const name = `svc-${task.id}-${runId}-${++spawnCount}`;
-        launch = wrapInContainer({
-          settings: container,
-          name,
-          file: req.containerFile ?? req.file,
-          args: req.args,
-          cwd,
-          env: inside,
-          clientEnv: baseEnv,
-          mounts: [project.path, cwd],
+          transcript,
+          ts,
+          clock: deps.clock,
+          config,
+          cwd: task.worktree_path ?? project.path,
+          vars: svcVars,
+          container,
+          containerName: () => `svc-${task.id}-${runId}-${++spawnCount}`,
+          mounts: [project.path, task.worktree_path ?? project.path],
           // Files the kernel wrote for the CLI (its MCP config) live in the scratch directory,
           // which the container must see at the same path (decision 126).
-          ...(scratch ? { readOnlyMounts: [scratch] } : {}),
-          interactive: req.interactive === true,
-        });
-        const runtime = container.runtime;
-        onTerminate = () => killContainer(runtime, name);
-      }
-      const proc = startProcess({
-        file: launch.file,
-        args: launch.args,
-        cwd,
-        env: launch.env,
-        onTerminate,
-        stdin: req.interactive ? 'keep-open' : req.stdin,
-        initialStdin: req.interactive ? req.stdin : undefined,
-        timeoutMs: req.timeoutMs,
-        signal,
-        clock: deps.clock,
-        onStdout: (c) => split.stdout.push(c, onLine('stdout')),
-        onStderr: (c) => split.stderr.push(c, onLine('stderr')),
-      });
-      if (proc.pid !== undefined) {
-        deps.runs.update(runId, { pid: proc.pid, proc_started_at: proc.startTicks });
-        spec.onSpawn?.(proc.pid, proc.startTicks);
-      }
-      current = proc;
-      req.onStart?.({
-        write: (text) => {
-          proc.stdin?.write(text);
+          readOnlyMounts: scratch ? [scratch] : [],
+          signal,
+          cancelled: () => spec.signal.aborted,
+          onOutput: (line) =>
+            deps.events.live({
+              kind: 'command.output',
+              task_id: task.id,
+              data: { run_id: runId, ...line },
+            }),
+          onSpawn: (pid, startTicks) => {
+            deps.runs.update(runId, { pid, proc_started_at: startTicks });
+            spec.onSpawn?.(pid, startTicks);
+          },
+          onProcess: (proc) => {
+            current = proc;
+          },
         },
-        closeStdin: () => {
-          proc.stdin?.end();
-        },
-        terminate: () => proc.terminate(),
-        pauseTimeout: () => proc.pauseTimeout(),
-        resumeTimeout: () => proc.resumeTimeout(),
-      });
-      const r = await proc.done;
-      current = null;
-      split.stdout.flush(onLine('stdout'));
-      split.stderr.flush(onLine('stderr'));
-      outputTail = tailLines(combined.replace(/\n$/, ''), 200);
-      return {
-        exit_code: r.exitCode,
-        signal: r.signal,
-        timed_out: r.timedOut,
-        cancelled: r.aborted && spec.signal.aborted,
-        transcript_limited: transcript.latched,
-        spawn_error: r.spawnError
-          ? `${r.spawnError.code ?? 'error'}: ${r.spawnError.message}`
-          : null,
-        tail: outputTail,
-        stderr_tail: stderrTail,
-      };
+        req,
+      );
+      outputTail = r.tail;
+      return r;
     },
     container: () =>
       container

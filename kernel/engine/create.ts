@@ -34,7 +34,18 @@ export interface CreateDeps {
   /** The code host for `forge_issue` / `forge_pull`; absent means every reference is 409. */
   forge?: ForgePort;
   /** Branches held by open chats of a project (chats add this); a task never shares one. */
-  chatClaim?(projectId: number, branch: string): number | null;
+  chatClaim?(projectId: number, branch: string, exceptChat?: number): number | null;
+}
+
+/**
+ * A chat's hand-off (SPEC §4.5): the task takes over the chat's worktree as it is (its branch is
+ * the chat's, so neither the git existence check nor the chat's own claim refuses it), records
+ * `source_chat_id`, and `inTx` writes the chat's side inside the task's transaction.
+ */
+export interface HandoffSpec {
+  chat_id: number;
+  worktree_path: string;
+  inTx(taskId: number): void;
 }
 
 export interface CreateOptions {
@@ -47,6 +58,8 @@ export interface CreateOptions {
    * both bounds are checked in the insert's transaction.
    */
   mcpCaller?: number;
+  /** A chat's hand-off: the task takes over the chat's branch and worktree (SPEC §4.5). */
+  handoff?: HandoffSpec;
 }
 
 /** Where a task created by `callerId` sits in its MCP chain, or the 400 naming the bound it passes. */
@@ -237,7 +250,7 @@ export class TaskCreator {
       body.restricted === true,
     );
     const literal = prefill.branch ?? body.branch_name?.trim();
-    if (!prefill.pull && literal && (await branchExists(project.path, literal))) {
+    if (!prefill.pull && !opts.handoff && literal && (await branchExists(project.path, literal))) {
       throw new SvcError(
         'validation_failed',
         `branch ${literal} already exists in ${project.name}`,
@@ -275,7 +288,7 @@ export class TaskCreator {
           { field: 'branch_name' },
         );
       }
-      const chat = d.chatClaim?.(project.id, branch.name) ?? null;
+      const chat = d.chatClaim?.(project.id, branch.name, opts.handoff?.chat_id) ?? null;
       if (chat !== null) {
         throw new SvcError(
           'validation_failed',
@@ -317,6 +330,11 @@ export class TaskCreator {
         }),
       );
       if (id !== nextId) throw new Error(`task id ${id} differs from the expected ${nextId}`);
+      if (opts.handoff) {
+        d.store.db
+          .prepare('UPDATE tasks SET worktree_path = ?, source_chat_id = ? WHERE id = ?')
+          .run(opts.handoff.worktree_path, opts.handoff.chat_id, id);
+      }
       if (opts.idempotencyKey !== undefined) {
         d.store.db
           .prepare(
@@ -342,6 +360,7 @@ export class TaskCreator {
           ...(opts.mcpCaller !== undefined ? { created_by_task_id: opts.mcpCaller } : {}),
         },
       );
+      opts.handoff?.inTx(id);
       return { task: d.tasks.get(id) as TaskRow };
     });
     if ('existing' in task) return { task: task.existing as TaskRow, warnings: [], replayed: true };

@@ -79,6 +79,12 @@ export class Engine {
   readonly stepServices: Record<string, unknown> = {};
   /** Hooks other rooms fill (chats: the open chat linking a task). */
   openChat: (taskId: number) => number | null = () => null;
+  /** Stops and closes the open chat of a task being cancelled (SPEC §4.5). */
+  closeChatForCancel: (taskId: number) => void = () => {};
+  /** Chats' part of a project delete: refuse while a turn is live, else drop their worktrees. */
+  projectDeleting: (projectId: number, projectPath: string) => Promise<void> = async () => {};
+  /** The live chat working on `branch` in a project, other than `exceptChat` (branch claims). */
+  chatClaim: (projectId: number, branch: string, exceptChat?: number) => number | null = () => null;
   private readonly viewDecorators: Array<NonNullable<ViewContext['decorate']>> = [];
   private started = false;
 
@@ -126,6 +132,7 @@ export class Engine {
       workflows: d.workflows,
       agents: d.agents,
       forge: d.forge,
+      chatClaim: (projectId, branch, exceptChat) => this.chatClaim(projectId, branch, exceptChat),
     });
     this.actions = new TaskActions({
       store: d.store,
@@ -141,6 +148,7 @@ export class Engine {
       agents: d.agents,
       transcriptsDir: d.paths.transcriptsDir,
       openChat: (id) => this.openChat(id),
+      closeChatForCancel: (id) => this.closeChatForCancel(id),
       answerInput: (task, body) => this.input.answer(task, body),
     });
     this.addViewDecorator((task, snap, view) => {
@@ -222,6 +230,11 @@ export class Engine {
   async stop(): Promise<void> {
     this.d.scheduler.stop();
     if (this.started) await this.runner.shutdown();
+  }
+
+  /** Asks the scheduler to look at the queue now (a task created outside `create`). */
+  poke(): void {
+    this.d.scheduler.poke();
   }
 
   addViewDecorator(fn: NonNullable<ViewContext['decorate']>): void {
@@ -353,6 +366,7 @@ export class Engine {
         reason: 'task_running',
       });
     }
+    await this.projectDeleting(id, project.path);
     for (const t of live) {
       if (!['done', 'aborted'].includes(t.state)) this.actions.cancel(t.id);
       if (t.worktree_path && existsSync(t.worktree_path)) {

@@ -7,7 +7,12 @@
  */
 
 export { branchFor, branchTemplateProblem } from './branch.js';
-export { bodyDigest, type CreateOptions, canonicalJson } from './create.js';
+export {
+  bodyDigest,
+  type CreateOptions,
+  canonicalJson,
+  type HandoffSpec,
+} from './create.js';
 export { Engine, type EngineDeps, type ListQuery } from './engine.js';
 export type { FollowUpSpec, StepDef, WorkflowOrigin, WorkflowSnapshot } from './model.js';
 export type {
@@ -23,6 +28,7 @@ export { branchNameProblem, builtinBranch } from './refname.js';
 export {
   AnswerSchema,
   ArchiveSchema,
+  type CreateTask,
   CreateTaskSchema,
   FollowUpSchema,
   LIST_PAGE_DEFAULT,
@@ -32,6 +38,7 @@ export {
   RetrySchema,
   TaskListQuerySchema,
 } from './schema.js';
+export { type LoggedSpawn, spawnLogged } from './spawn.js';
 export {
   ACTION_FROM,
   ACTION_TO,

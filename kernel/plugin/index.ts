@@ -7,6 +7,18 @@
  * from a user's path may bundle its own copy of these helpers.
  */
 
+/**
+ * One agent CLI turn — plan, spawn, parse, answer input requests — shared by the agent step and
+ * chat turns (decision 160); the kernel's agents room owns it, plugins reach it here.
+ */
+export {
+  type AgentTurnResult,
+  type AgentTurnSpec,
+  inputSummary,
+  runAgentTurn,
+  type TurnHost,
+  type TurnIo,
+} from '../agents/turn.js';
 /** Durations as users write them (`45m`, `1h30m`): milliseconds, or null when not a duration. */
 export { tryParseDuration } from '../config/duration.js';
 export {

@@ -35,7 +35,18 @@ export function schemaVersion(db: Db): number {
 
 function applyMigrations(db: Db, list: Migration[]): void {
   const current = schemaVersion(db);
-  const pending = list.filter((m) => m.version > current);
+  // Recorded versions, not just user_version: a lower number merged after a higher one (parallel
+  // branches reserve numbers, decision 169) is still applied once.
+  const hasLedger =
+    db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+      .get() !== undefined;
+  const done = new Set(
+    hasLedger
+      ? (db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[])
+      : list.filter((m) => m.version <= current).map((m) => m.version),
+  );
+  const pending = list.filter((m) => !done.has(m.version));
   if (pending.length === 0) return;
   db.transaction(() => {
     db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -46,7 +57,7 @@ function applyMigrations(db: Db, list: Migration[]): void {
     for (const m of pending) {
       db.exec(m.sql);
       record.run(m.version, m.name, new Date().toISOString());
-      db.pragma(`user_version = ${m.version}`);
+      db.pragma(`user_version = ${Math.max(m.version, schemaVersion(db))}`);
     }
   })();
 }

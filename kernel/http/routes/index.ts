@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../container.js';
 import { agentsRoutes } from './agents.js';
 import { backupRoutes } from './backup.js';
+import { chatRoutes } from './chats.js';
 import { configRoutes } from './config.js';
 import { daemonRoutes } from './daemon.js';
 import { doctorRoutes } from './doctor.js';
@@ -22,6 +23,7 @@ export const routeModules: RouteModule[] = [
   eventsRoutes,
   projectRoutes,
   taskRoutes,
+  chatRoutes,
   triggerRoutes,
   doctorRoutes,
   backupRoutes,

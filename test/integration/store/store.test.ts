@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
+  migrations,
   NEWEST_MIGRATION,
   openDatabase,
   SchemaTooNewError,
@@ -30,9 +31,24 @@ describe('store', () => {
     const again = openDatabase(file);
     expect(
       (again.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n,
-    ).toBe(NEWEST_MIGRATION.version);
+    ).toBe(migrations.length);
     again.close();
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('applies a migration it has not recorded even below user_version (decision 169)', () => {
+    const file = join(tempDir(), 'svc.db');
+    openDatabase(file).close();
+    // A database migrated by a build that lacked 0007 while a higher number landed first.
+    const raw = new Database(file);
+    raw.exec(
+      'DROP TABLE chat_turns; DROP TABLE chats; DELETE FROM schema_migrations WHERE version = 7',
+    );
+    raw.close();
+    const db = openDatabase(file);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'chats'").get()).toBeTruthy();
+    expect(schemaVersion(db)).toBe(NEWEST_MIGRATION.version);
+    db.close();
   });
 
   it('refuses a database whose schema is newer than this binary, clearly', () => {

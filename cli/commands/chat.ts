@@ -1,0 +1,506 @@
+/**
+ * `svc chat …` (SPEC §2.5, §4.5): open chats (alone or on a stopped task), list and show them,
+ * send a turn and stream its output live, answer a question, cancel, archive, hand off to a task,
+ * close and delete; `svc chat attach` is an interactive prompt loop in the terminal (decision 168).
+ */
+import { ApiError, type Client } from '../client.js';
+import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
+import { type Frame, followStream } from '../sse.js';
+
+interface Chat {
+  id: number;
+  project_id: number;
+  title: string;
+  agent: string;
+  model: string;
+  state: string;
+  worktree_path: string;
+  branch_name: string;
+  linked_task_id?: number;
+  handoff_task_id?: number;
+  restricted: boolean;
+  pending_input?: { kind: string; summary: string };
+  created_at: string;
+  ended_at: string | null;
+  branch?: { name: string; result: string; error?: string };
+}
+
+interface Turn {
+  seq: number;
+  state: string;
+  message: string;
+  failure_reason: string | null;
+  failure_message: string | null;
+  result_text: string | null;
+  cost_usd: number | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+const idArg = (ctx: CommandContext) => positiveId(ctx.args[0], 'chat');
+
+function printChat(ctx: CommandContext, c: Chat): void {
+  const lines = [
+    `chat ${c.id}: ${c.title}`,
+    `  state     ${c.state}`,
+    `  agent     ${c.agent}${c.model ? ` (${c.model})` : ''}${c.restricted ? ', restricted' : ''}`,
+  ];
+  if (c.linked_task_id) lines.push(`  task      ${c.linked_task_id}`);
+  if (c.branch_name) lines.push(`  branch    ${c.branch_name}`);
+  if (c.worktree_path) lines.push(`  worktree  ${c.worktree_path}`);
+  if (c.handoff_task_id) lines.push(`  handed to task ${c.handoff_task_id}`);
+  if (c.pending_input) lines.push(`  question  ${c.pending_input.summary}`);
+  if (c.branch)
+    lines.push(
+      `  branch    ${c.branch.name}: ${c.branch.result}${c.branch.error ? ` (${c.branch.error})` : ''}`,
+    );
+  ctx.out(lines.join('\n'));
+}
+
+function emit(ctx: CommandContext, value: unknown, text: () => void): number {
+  if (ctx.options.json) ctx.out(JSON.stringify(value, null, 2));
+  else text();
+  return EXIT.ok;
+}
+
+/**
+ * Sends one message and prints the turn's output as it streams, until the turn ends or a question
+ * needs an answer. Subscribes first, so no output between the send and the stream is lost.
+ * Returns the chat's state at the end (`idle`, `awaiting_input`, …) and the turn's state.
+ */
+async function sendAndStream(
+  ctx: CommandContext,
+  client: Client,
+  id: number,
+  message: string,
+): Promise<{ chat: string; turn: string; reason: string | null }> {
+  const ac = new AbortController();
+  let seq = -1;
+  // Durable events replay from the start of the chat (Last-Event-ID 0), so a turn that ends before
+  // the stream is up is still seen; only events after this turn's start count.
+  let started = false;
+  const early: Frame[] = [];
+  let result: { chat: string; turn: string; reason: string | null } | null = null;
+  const handle = (f: Frame): boolean => {
+    const data = f.data ? (JSON.parse(f.data) as Record<string, unknown>) : {};
+    const payload = (data.payload ?? {}) as Record<string, unknown>;
+    if (f.event === 'chat.turn_started' && payload.seq === seq) started = true;
+    else if (f.event === 'agent.output' && data.seq === seq && typeof data.text === 'string')
+      ctx.out(data.text);
+    else if (f.event === 'agent.tool_use' && data.seq === seq) {
+      const tools = (data.tools ?? []) as Array<{ name?: string }>;
+      ctx.err(`· ${tools.map((t) => t.name ?? 'tool').join(', ')}`);
+    } else if (started && f.event === 'chat.state_changed' && payload.to === 'awaiting_input') {
+      const input = payload.input as { summary?: string } | undefined;
+      ctx.out(
+        `? ${input?.summary ?? 'the agent asks a question'} (answer with: svc chat answer ${id} …)`,
+      );
+      result = { chat: 'awaiting_input', turn: 'running', reason: null };
+      return true;
+    } else if (f.event === 'chat.turn_finished' && payload.seq === seq) {
+      result = {
+        chat: 'idle',
+        turn: String(payload.state),
+        reason: (payload.failure_reason as string | null) ?? null,
+      };
+      return true;
+    }
+    return false;
+  };
+  let ready = false;
+  const following = followStream(
+    client,
+    `/v1/chats/${id}/events`,
+    (f) => {
+      if (!ready) {
+        early.push(f);
+        return false;
+      }
+      return handle(f);
+    },
+    { signal: ac.signal, lastEventId: '0' },
+  ).catch(() => {});
+  // The stream is live once the daemon answers the headers; a short wait costs nothing visible.
+  await new Promise((r) => setTimeout(r, 50));
+  const sent = await client.post<{ turn: Turn }>(`/v1/chats/${id}/send`, { message });
+  seq = sent.turn.seq;
+  ready = true;
+  for (const f of early.splice(0)) if (handle(f)) break;
+  if (!result) await following;
+  ac.abort();
+  await following;
+  if (result) return result;
+  // The stream ended early (daemon stop): read the turn as it is.
+  const detail = await client.get<{ chat: Chat; turns: Turn[] }>(`/v1/chats/${id}`);
+  const turn = detail.turns.find((t) => t.seq === seq);
+  return {
+    chat: detail.chat.state,
+    turn: turn?.state ?? 'unknown',
+    reason: turn?.failure_reason ?? null,
+  };
+}
+
+export const chatNew: Command = {
+  name: 'chat new',
+  summary: 'Open a chat: on a project (its own worktree) or on a stopped task (--task)',
+  usage:
+    'svc chat new (--project <id> --title <t> [--branch <existing>] | --task <id> [--title <t>]) [--agent a]',
+  options: {
+    project: { type: 'string', description: 'project id (a chat of its own)' },
+    task: { type: 'string', description: 'open the chat on this stopped task instead' },
+    title: { type: 'string', description: 'chat title (required with --project)' },
+    branch: { type: 'string', description: 'work on this existing branch instead of a new one' },
+    agent: { type: 'string', description: 'agent (default: the first that can resume)' },
+    model: { type: 'string', description: 'model' },
+    effort: { type: 'string', description: 'effort' },
+    ...JSON_OPTION,
+  },
+  async run(ctx) {
+    const o = ctx.options;
+    const body: Record<string, unknown> = {};
+    for (const k of ['title', 'agent', 'model', 'effort'] as const)
+      if (typeof o[k] === 'string') body[k] = o[k];
+    let chat: Chat;
+    if (typeof o.task === 'string') {
+      if (typeof o.project === 'string' || typeof o.branch === 'string')
+        throw new UsageError(
+          '--task takes no --project or --branch: the chat works in the task’s worktree',
+        );
+      chat = await ctx.client().post<Chat>(`/v1/tasks/${positiveId(o.task, '--task')}/chat`, body);
+    } else {
+      if (typeof o.project !== 'string') throw new UsageError('--project (or --task) is required');
+      if (typeof o.title !== 'string') throw new UsageError('--title is required');
+      body.project_id = positiveId(o.project, '--project');
+      if (typeof o.branch === 'string') {
+        body.existing_branch = true;
+        body.branch_name = o.branch;
+      }
+      chat = await ctx.client().post<Chat>('/v1/chats', body);
+    }
+    return emit(ctx, chat, () =>
+      ctx.out(
+        `chat ${chat.id} ${chat.state} with ${chat.agent}${chat.branch_name ? ` on ${chat.branch_name}` : ''}`,
+      ),
+    );
+  },
+};
+
+export const chatList: Command = {
+  name: 'chat list',
+  summary: 'List chats, newest first (open ones unless --archived or --all)',
+  options: {
+    project: { type: 'string', description: 'only this project' },
+    task: { type: 'string', description: 'only chats opened on this task' },
+    state: { type: 'string', multiple: true, description: 'only this state (repeatable)' },
+    archived: { type: 'boolean', description: 'only archived, handed-off and closed chats' },
+    all: { type: 'boolean', description: 'every chat' },
+    limit: { type: 'string', description: 'at most this many' },
+    ...JSON_OPTION,
+  },
+  async run(ctx) {
+    const o = ctx.options;
+    const states = Array.isArray(o.state) ? o.state : [];
+    const query = new URLSearchParams();
+    if (o.all) query.set('archived', 'all');
+    else if (o.archived) query.set('archived', 'true');
+    if (typeof o.project === 'string')
+      query.set('project_id', String(positiveId(o.project, '--project')));
+    if (typeof o.task === 'string') query.set('task_id', String(positiveId(o.task, '--task')));
+    if (typeof o.limit === 'string') query.set('limit', o.limit);
+    for (const s of states) query.append('state', s);
+    const qs = query.toString();
+    const chats = await ctx.client().get<Chat[]>(`/v1/chats${qs ? `?${qs}` : ''}`);
+    return emit(ctx, chats, () => {
+      if (chats.length === 0) {
+        ctx.out('no chats');
+        return;
+      }
+      ctx.out(
+        table([
+          ['ID', 'STATE', 'AGENT', 'ON', 'AGE', 'TITLE'],
+          ...chats.map((c) => [
+            String(c.id),
+            c.state,
+            c.agent,
+            c.linked_task_id ? `task ${c.linked_task_id}` : c.branch_name,
+            elapsed(c.created_at, c.ended_at),
+            truncate(c.title, 50),
+          ]),
+        ]),
+      );
+    });
+  },
+};
+
+export const chatShow: Command = {
+  name: 'chat show',
+  summary: 'Show a chat and its turns',
+  usage: 'svc chat show <id>',
+  options: JSON_OPTION,
+  async run(ctx) {
+    const d = await ctx.client().get<{ chat: Chat; turns: Turn[] }>(`/v1/chats/${idArg(ctx)}`);
+    return emit(ctx, d, () => {
+      printChat(ctx, d.chat);
+      if (d.turns.length === 0) return;
+      ctx.out('');
+      ctx.out(
+        table([
+          ['#', 'STATE', 'TIME', 'MESSAGE', 'NOTE'],
+          ...d.turns.map((t) => [
+            String(t.seq),
+            t.state,
+            elapsed(t.started_at, t.finished_at),
+            truncate(t.message.replace(/\s+/g, ' '), 40),
+            t.failure_reason ?? (t.cost_usd !== null ? `$${t.cost_usd.toFixed(4)}` : ''),
+          ]),
+        ]),
+      );
+    });
+  },
+};
+
+export const chatSend: Command = {
+  name: 'chat send',
+  summary: 'Send a message and stream the turn’s output live until it ends',
+  usage: 'svc chat send <id> <message…> [--detach]',
+  options: {
+    detach: { type: 'boolean', description: 'start the turn and return at once' },
+    ...JSON_OPTION,
+  },
+  async run(ctx) {
+    const id = idArg(ctx);
+    const message = ctx.args.slice(1).join(' ');
+    if (message.trim() === '') throw new UsageError('give a message');
+    const client = ctx.client();
+    if (ctx.options.detach || ctx.options.json) {
+      const r = await client.post<{ chat: Chat; turn: Turn }>(`/v1/chats/${id}/send`, { message });
+      return emit(ctx, r, () => ctx.out(`turn ${r.turn.seq} started`));
+    }
+    const r = await sendAndStream(ctx, client, id, message);
+    if (r.turn === 'failed') {
+      ctx.err(`turn failed: ${r.reason ?? 'unknown'}`);
+      return EXIT.failure;
+    }
+    return EXIT.ok;
+  },
+};
+
+export const chatAnswer: Command = {
+  name: 'chat answer',
+  summary: 'Answer the agent’s question: --answer "question=value" (repeatable), or --allow/--deny',
+  usage: 'svc chat answer <id> (--answer q=v … | --allow | --deny)',
+  options: {
+    answer: { type: 'string', multiple: true, description: 'question text = answer (repeatable)' },
+    allow: { type: 'boolean', description: 'allow the permission asked for' },
+    deny: { type: 'boolean', description: 'deny the permission asked for' },
+    ...JSON_OPTION,
+  },
+  async run(ctx) {
+    const id = idArg(ctx);
+    const o = ctx.options;
+    const body: Record<string, unknown> = {};
+    const answers = Array.isArray(o.answer) ? o.answer : [];
+    if (answers.length > 0)
+      body.answers = Object.fromEntries(
+        answers.map((a) => {
+          const at = a.lastIndexOf('=');
+          if (at <= 0) throw new UsageError(`--answer takes question=value, not ${a}`);
+          return [a.slice(0, at), a.slice(at + 1)];
+        }),
+      );
+    if (o.allow) body.allow = true;
+    if (o.deny) body.allow = false;
+    const chat = await ctx.client().post<Chat>(`/v1/chats/${id}/answer`, body);
+    return emit(ctx, chat, () => ctx.out(`chat ${chat.id} ${chat.state}`));
+  },
+};
+
+function simple(
+  name: string,
+  summary: string,
+  action: string,
+  extra: Command['options'] = {},
+): Command {
+  return {
+    name: `chat ${name}`,
+    summary,
+    usage: `svc chat ${name} <id>`,
+    options: { ...extra, ...JSON_OPTION },
+    async run(ctx) {
+      const body = ctx.options.force ? { force: true } : undefined;
+      const chat = await ctx.client().post<Chat>(`/v1/chats/${idArg(ctx)}/${action}`, body);
+      return emit(ctx, chat, () => printChat(ctx, chat));
+    },
+  };
+}
+
+export const chatCancel = simple(
+  'cancel',
+  'Stop the live turn (the chat stays open, idle)',
+  'cancel',
+);
+export const chatArchive = simple(
+  'archive',
+  'Archive an idle chat and remove its worktree',
+  'archive',
+  {
+    force: { type: 'boolean', description: 'even with uncommitted changes' },
+  },
+);
+export const chatClose = simple(
+  'close',
+  'End a chat opened on a task, lifting the task lock',
+  'close',
+);
+
+export const chatHandoff: Command = {
+  name: 'chat handoff',
+  summary: 'Turn the chat into a task on its branch and worktree (uncommitted work kept)',
+  usage: 'svc chat handoff <id> [--title t] [--workflow w] [--prompt p] [--paused]',
+  options: {
+    title: { type: 'string', description: 'task title (default: the chat’s)' },
+    workflow: { type: 'string', description: 'workflow name' },
+    prompt: { type: 'string', description: 'the prompt for an adhoc task' },
+    description: { type: 'string', description: 'task description' },
+    paused: { type: 'boolean', description: 'create the task held' },
+    ...JSON_OPTION,
+  },
+  async run(ctx) {
+    const o = ctx.options;
+    const body: Record<string, unknown> = {};
+    for (const k of ['title', 'workflow', 'prompt', 'description'] as const)
+      if (typeof o[k] === 'string') body[k] = o[k];
+    if (o.paused) body.paused = true;
+    const r = await ctx
+      .client()
+      .post<{ task: { id: number; state: string }; chat: Chat }>(
+        `/v1/chats/${idArg(ctx)}/handoff`,
+        body,
+      );
+    return emit(ctx, r, () =>
+      ctx.out(`chat ${r.chat.id} handed off to task ${r.task.id} (${r.task.state})`),
+    );
+  },
+};
+
+export const chatRm: Command = {
+  name: 'chat rm',
+  summary: 'Delete an archived or closed chat; --delete-branch removes its branch too',
+  usage: 'svc chat rm <id> [--delete-branch]',
+  options: {
+    'delete-branch': { type: 'boolean', description: 'force-delete the chat’s branch' },
+    ...JSON_OPTION,
+  },
+  async run(ctx) {
+    const r = await ctx
+      .client()
+      .delete<{ id: number; branch?: { name: string; result: string } }>(
+        `/v1/chats/${idArg(ctx)}`,
+        ctx.options['delete-branch'] ? { delete_branch: 'true' } : undefined,
+      );
+    return emit(ctx, r, () =>
+      ctx.out(
+        `chat ${r.id} deleted${r.branch ? `; branch ${r.branch.name}: ${r.branch.result}` : ''}`,
+      ),
+    );
+  },
+};
+
+export const chatAttach: Command = {
+  name: 'chat attach',
+  summary: 'An interactive prompt loop: each line is a turn, streamed live; /cancel, /quit',
+  usage: 'svc chat attach <id>',
+  async run(ctx) {
+    const id = idArg(ctx);
+    const client = ctx.client();
+    const detail = await client.get<{ chat: Chat; turns: Turn[] }>(`/v1/chats/${id}`);
+    ctx.out(`attached to chat ${id}: ${detail.chat.title} (${detail.chat.agent}); /quit to leave`);
+    let awaiting = detail.chat.state === 'awaiting_input';
+    for await (const raw of ctx.lines()) {
+      const line = raw.trim();
+      if (line === '') continue;
+      if (line === '/quit' || line === '/exit') break;
+      try {
+        if (line === '/cancel') {
+          await client.post(`/v1/chats/${id}/cancel`);
+          ctx.out('cancelled');
+          continue;
+        }
+        if (awaiting) {
+          // A question is pending: the line answers it (`y`/`n` for a permission).
+          const chat = await client.get<{ chat: Chat }>(`/v1/chats/${id}`);
+          const q = chat.chat.pending_input as
+            | { kind: string; summary: string; request?: { questions?: Array<{ text: string }> } }
+            | undefined;
+          const body =
+            q?.kind === 'permission'
+              ? { allow: /^y(es)?$/i.test(line) }
+              : { answers: { [q?.request?.questions?.[0]?.text ?? q?.summary ?? '']: line } };
+          await client.post(`/v1/chats/${id}/answer`, body);
+          awaiting = false;
+          const r = await resume(ctx, client, id);
+          awaiting = r === 'awaiting_input';
+          continue;
+        }
+        const r = await sendAndStream(ctx, client, id, line);
+        if (r.turn === 'failed') ctx.err(`turn failed: ${r.reason ?? 'unknown'}`);
+        awaiting = r.chat === 'awaiting_input';
+      } catch (e) {
+        if (e instanceof ApiError) ctx.err(`svc: ${e.message}`);
+        else throw e;
+      }
+    }
+    return EXIT.ok;
+  },
+};
+
+/** After an answer: follow the same turn to its end (or the next question), live. */
+async function resume(ctx: CommandContext, client: Client, id: number): Promise<string> {
+  const before = await client.get<{ chat: Chat; turns: Turn[] }>(`/v1/chats/${id}`);
+  const seq = before.turns.at(-1)?.seq ?? 0;
+  const ac = new AbortController();
+  let state = 'idle';
+  const following = followStream(
+    client,
+    `/v1/chats/${id}/events`,
+    (f) => {
+      const data = f.data ? (JSON.parse(f.data) as Record<string, unknown>) : {};
+      const payload = (data.payload ?? {}) as Record<string, unknown>;
+      if (f.event === 'agent.output' && data.seq === seq && typeof data.text === 'string')
+        ctx.out(data.text);
+      if (f.event === 'chat.state_changed' && payload.to === 'awaiting_input') {
+        ctx.out(`? ${(payload.input as { summary?: string })?.summary ?? 'question'}`);
+        state = 'awaiting_input';
+        return true;
+      }
+      return f.event === 'chat.turn_finished' && payload.seq === seq;
+    },
+    { signal: ac.signal },
+  ).catch(() => {});
+  // Live only: a turn that ended before the stream was up is read from the detail instead.
+  await new Promise((r) => setTimeout(r, 100));
+  const now = await client.get<{ chat: Chat; turns: Turn[] }>(`/v1/chats/${id}`);
+  if (now.turns.at(-1)?.state !== 'running' || now.chat.state === 'awaiting_input') {
+    ac.abort();
+    await following;
+    return now.chat.state;
+  }
+  await following;
+  return state;
+}
+
+export const chatCommands: Command[] = [
+  chatNew,
+  chatList,
+  chatShow,
+  chatSend,
+  chatAnswer,
+  chatCancel,
+  chatArchive,
+  chatHandoff,
+  chatClose,
+  chatRm,
+  chatAttach,
+];
