@@ -11,7 +11,6 @@ export {
   ConfigSchema,
   defaultConfig,
   parseListen,
-  TUI_OPERATIONS,
 } from './schema.js';
 export {
   type ConfigCheck,
@@ -22,3 +21,12 @@ export {
 } from './service.js';
 export { tryParseSize } from './size.js';
 export { configTemplate, objectShape, unwrapSchema } from './template.js';
+export {
+  DEFAULT_TUI_KEYS,
+  effectiveKeys,
+  keyClashes,
+  keyProblem,
+  RESERVED_KEYS,
+  TUI_OPERATIONS,
+  type TuiOperation,
+} from './tui-keys.js';
