@@ -12,6 +12,7 @@ import { doctorCommands } from './commands/doctor.js';
 import { maintenanceCommands } from './commands/maintenance.js';
 import { projectCommands } from './commands/projects.js';
 import { taskCommands } from './commands/tasks.js';
+import { tuiCommands } from './commands/tui.js';
 import { workflowCommands } from './commands/workflow.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { UsageError } from './format.js';
@@ -24,6 +25,7 @@ export const commands: Command[] = [
   ...maintenanceCommands,
   ...projectCommands,
   ...taskCommands,
+  ...tuiCommands,
 ];
 
 function usage(): string {
