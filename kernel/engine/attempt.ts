@@ -8,6 +8,12 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { type Clock, formatMs, formatNs } from '../clock/index.js';
 import { type Config, parseDuration, tryParseSize } from '../config/index.js';
+import {
+  effectiveContainer,
+  hostAlias,
+  killContainer,
+  wrapInContainer,
+} from '../container/index.js';
 import type { EventLog } from '../events/index.js';
 import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
 import { LineSplitter, resolveEnvironment, startProcess, TranscriptWriter } from '../proc/index.js';
@@ -219,6 +225,8 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   );
 
   const baseEnv = resolveEnvironment(config.environment);
+  const container = effectiveContainer(config, spec.snapshot.defaults);
+  let spawnCount = 0;
   const svcVars = svcVariables(task, project, step, index, attempt, runId);
   const signal = AbortSignal.any([spec.signal, latch.signal]);
   const context = { ...spec.context, Step: { ...(spec.context.Step as object), Attempt: attempt } };
@@ -323,11 +331,40 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
           });
         }
       };
+      const cwd = task.worktree_path ?? project.path;
+      let launch = { file: req.file, args: req.args, env };
+      let onTerminate: (() => void) | undefined;
+      if (container) {
+        // A containerized step reads `environment.inherit: all` as none (SPEC §2.10).
+        const inside = {
+          ...resolveEnvironment({
+            ...config.environment,
+            inherit: config.environment.inherit === 'all' ? 'none' : config.environment.inherit,
+          }),
+          ...svcVars,
+          ...(req.env ?? {}),
+        };
+        const name = `svc-${task.id}-${runId}-${++spawnCount}`;
+        launch = wrapInContainer({
+          settings: container,
+          name,
+          file: req.containerFile ?? req.file,
+          args: req.args,
+          cwd,
+          env: inside,
+          clientEnv: baseEnv,
+          mounts: [project.path, cwd],
+          interactive: req.interactive === true,
+        });
+        const runtime = container.runtime;
+        onTerminate = () => killContainer(runtime, name);
+      }
       const proc = startProcess({
-        file: req.file,
-        args: req.args,
-        cwd: task.worktree_path ?? project.path,
-        env,
+        file: launch.file,
+        args: launch.args,
+        cwd,
+        env: launch.env,
+        onTerminate,
         stdin: req.interactive ? 'keep-open' : req.stdin,
         initialStdin: req.interactive ? req.stdin : undefined,
         timeoutMs: req.timeoutMs,
@@ -370,6 +407,15 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         stderr_tail: stderrTail,
       };
     },
+    container: () =>
+      container
+        ? {
+            runtime: container.runtime,
+            image: container.image,
+            host_alias: hostAlias(container.runtime),
+            network: container.network,
+          }
+        : null,
     live: (kind, data) =>
       deps.events.live({ kind, task_id: task.id, data: { run_id: runId, ...data } }),
     scratchDir: () => {

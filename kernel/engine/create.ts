@@ -6,12 +6,14 @@
 import { createHash } from 'node:crypto';
 import { type Clock, formatMs } from '../clock/index.js';
 import type { ConfigService } from '../config/index.js';
+import { effectiveContainer, runtimeProblem } from '../container/index.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { branchExists } from '../git/index.js';
-import type { ProjectService } from '../projects/index.js';
-import type { Store, TaskRow, TasksTable } from '../store/index.js';
+import type { Project, ProjectService } from '../projects/index.js';
+import { newTask, type Store, type TaskRow, type TasksTable } from '../store/index.js';
 import { branchFor } from './branch.js';
+import { everyStep, type WorkflowSnapshot } from './model.js';
 import type { AgentPort, WorkflowPort } from './ports.js';
 import type { CreateTask } from './schema.js';
 
@@ -97,6 +99,38 @@ export class TaskCreator {
     return task;
   }
 
+  /** SPEC §2.10 container conditions judged at creation: the host OS, the runtime, network vs MCP wiring. */
+  private async checkContainer(snapshot: WorkflowSnapshot, project: Project): Promise<void> {
+    const config = this.d.config.current();
+    const container = effectiveContainer(config, snapshot.defaults);
+    if (!container) return;
+    if (process.platform === 'win32') {
+      throw new SvcError(
+        'validation_failed',
+        'a Windows daemon cannot run containerized tasks; set container.image to "" to run on the host',
+        { field: 'container.image' },
+      );
+    }
+    const problem = await runtimeProblem(container.runtime);
+    if (problem) throw new SvcError('validation_failed', problem, { field: 'container.runtime' });
+    if (!container.network && config.mcp.wire_steps) {
+      const steps = everyStep(snapshot.steps, (name) => {
+        try {
+          return this.d.workflows.forTask(name, project).snapshot.steps;
+        } catch {
+          return null;
+        }
+      });
+      if (steps.some((s) => s.type === 'agent')) {
+        throw new SvcError(
+          'validation_failed',
+          `workflow ${snapshot.name} has agent steps, which need the network to reach their MCP endpoint: set container.network: true or mcp.wire_steps: false`,
+          { field: 'workflow' },
+        );
+      }
+    }
+  }
+
   async create(
     body: CreateTask,
     opts: { idempotencyKey?: string; via?: string } = {},
@@ -144,6 +178,7 @@ export class TaskCreator {
         field: fields.field ? `fields.${fields.field}` : 'fields',
       });
 
+    await this.checkContainer(wf.snapshot, project);
     const baseBranch = body.base_branch ?? project.default_branch;
     if (!(await branchExists(project.path, baseBranch))) {
       throw new SvcError(
@@ -205,56 +240,31 @@ export class TaskCreator {
         );
       }
       const state = body.paused === true ? 'paused' : 'queued';
-      const id = d.tasks.insert({
-        project_id: project.id,
-        parent_task_id: null,
-        root_task_id: null,
-        depth: 0,
-        lane_id: null,
-        lane_order: null,
-        spawned_by_index: null,
-        title,
-        description: body.description ?? '',
-        prompt: body.prompt ?? null,
-        state,
-        workflow: wf.snapshot.name ?? workflowName,
-        workflow_origin: JSON.stringify(wf.origin),
-        workflow_snapshot: JSON.stringify(wf.snapshot),
-        fields: JSON.stringify(fields.fields),
-        fields_defaulted: JSON.stringify(fields.defaulted),
-        branch_name: branch.name,
-        base_branch: baseBranch,
-        worktree_path: null,
-        priority: body.priority ?? 0,
-        agent_override: body.agent ?? null,
-        model_override: body.model ?? null,
-        effort_override: body.effort ?? null,
-        restricted: body.restricted === true ? 1 : 0,
-        max_task_cost_usd: body.max_task_cost_usd ?? null,
-        current_step: 0,
-        step_total: wf.snapshot.steps.length,
-        block_reason: null,
-        block_detail: null,
-        queued_reason: null,
-        admit_not_before: null,
-        pause_requested: 0,
-        pending_input: null,
-        followup_origin: null,
-        followup_round: 0,
-        followup_spec: null,
-        repair_spec: null,
-        pending_override: null,
-        retry_floor: 0,
-        source_chat_id: null,
-        forge_issue: null,
-        forge_pull: null,
-        created_via: opts.via ?? 'api',
-        created_at: now,
-        updated_at: now,
-        started_at: null,
-        finished_at: null,
-        archived_at: null,
-      });
+      const id = d.tasks.insert(
+        newTask({
+          project_id: project.id,
+          title,
+          description: body.description ?? '',
+          prompt: body.prompt ?? null,
+          state,
+          workflow: wf.snapshot.name ?? workflowName,
+          workflow_origin: JSON.stringify(wf.origin),
+          workflow_snapshot: JSON.stringify(wf.snapshot),
+          fields: JSON.stringify(fields.fields),
+          fields_defaulted: JSON.stringify(fields.defaulted),
+          branch_name: branch.name,
+          base_branch: baseBranch,
+          priority: body.priority ?? 0,
+          agent_override: body.agent ?? null,
+          model_override: body.model ?? null,
+          effort_override: body.effort ?? null,
+          restricted: body.restricted === true ? 1 : 0,
+          max_task_cost_usd: body.max_task_cost_usd ?? null,
+          step_total: wf.snapshot.steps.length,
+          created_via: opts.via ?? 'api',
+          created_at: now,
+        }),
+      );
       if (id !== nextId) throw new Error(`task id ${id} differs from the expected ${nextId}`);
       if (opts.idempotencyKey !== undefined) {
         d.store.db

@@ -99,6 +99,14 @@ export class Engine {
         worktreesDir: d.paths.worktreesDir,
         treeCost: (rootId) => this.treeCost(rootId),
         workflows: d.workflows,
+        settledLanes: (taskId, index) =>
+          (
+            d.store.db
+              .prepare(
+                "SELECT COUNT(*) AS n FROM tasks WHERE parent_task_id = ? AND spawned_by_index = ? AND state IN ('done', 'aborted', 'archived')",
+              )
+              .get(taskId, index) as { n: number }
+          ).n,
       },
       () => d.scheduler.poke(),
     );

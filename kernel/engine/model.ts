@@ -134,3 +134,41 @@ export function durationMs(text: string): number {
   if (ms === null) throw new Error(`not a duration: ${JSON.stringify(text)}`);
   return ms;
 }
+
+/**
+ * Every step a workflow can run, at any depth: group and loop bodies, inline lanes, lane templates,
+ * merge resolvers, and (through `laneWorkflow`) the workflows lanes name.
+ */
+export function everyStep(
+  steps: readonly StepDef[],
+  laneWorkflow?: (name: string) => readonly StepDef[] | null,
+  seen = new Set<string>(),
+): StepDef[] {
+  const out: StepDef[] = [];
+  const visit = (list: unknown) => {
+    if (!Array.isArray(list)) return;
+    for (const raw of list) {
+      if (!raw || typeof raw !== 'object') continue;
+      const step = raw as StepDef;
+      out.push(step);
+      visit(step.steps);
+      const lanes = [
+        ...(Array.isArray(step.lanes) ? step.lanes : []),
+        ...(step.lane && typeof step.lane === 'object' ? [step.lane] : []),
+      ];
+      for (const lane of lanes as Array<Record<string, unknown>>) {
+        visit(lane.steps);
+        if (typeof lane.workflow === 'string' && laneWorkflow && !seen.has(lane.workflow)) {
+          seen.add(lane.workflow);
+          const named = laneWorkflow(lane.workflow);
+          if (named) out.push(...everyStep(named, laneWorkflow, seen));
+        }
+      }
+      const merge = step.merge as { agent?: unknown } | undefined;
+      if (merge?.agent && typeof merge.agent === 'object')
+        out.push({ type: 'agent', ...(merge.agent as object) } as StepDef);
+    }
+  };
+  visit(steps);
+  return out;
+}

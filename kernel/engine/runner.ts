@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { formatMs } from '../clock/index.js';
 import { parseDuration } from '../config/index.js';
+import { effectiveContainer, ensureImage, runtimeProblem } from '../container/index.js';
 import type { FlowOutcome, Registry } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import {
@@ -47,6 +48,8 @@ export interface RunnerDeps extends AttemptDeps {
   worktreesDir: string;
   /** Tree spend (task plus every lane, at any depth), for max_tree_cost_usd. */
   treeCost(rootId: number): number | null;
+  /** How many lanes spawned by the step at `index` have settled. */
+  settledLanes(taskId: number, index: number): number;
   /** Lanes name workflows; the registry resolves them at spawn. */
   workflows: WorkflowPort;
 }
@@ -167,6 +170,25 @@ export class Runner {
       return;
     }
     const snapshot = snapshotOf(task);
+    const container = effectiveContainer(deps.config(), snapshot.defaults);
+    if (container) {
+      // Admission rows of SPEC §2.10: a runtime gone since creation, an image missing and not pullable.
+      const problem = await runtimeProblem(container.runtime);
+      if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
+      if (problem) {
+        this.block(task, 'container_unavailable', problem);
+        return;
+      }
+      if (!(await ensureImage(container.runtime, container.image))) {
+        if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
+        this.block(
+          task,
+          'container_image_unavailable',
+          `image ${container.image} is not present and could not be pulled`,
+        );
+        return;
+      }
+    }
     if (!task.worktree_path || !existsSync(task.worktree_path)) {
       const verdict = await prepareWorktree(task, project.path, snapshot, deps.worktreesDir, {
         fetchBase: deps.config().fetch_base_branch,
@@ -399,6 +421,10 @@ export class Runner {
         return this.usageLimit(task, outcome.resets_at);
       case 'awaiting_children':
         deps.states.move(task.id, 'running', 'awaiting_children', {});
+        // A lane that settled after the flow looked would otherwise never wake the parent.
+        if (deps.settledLanes(task.id, index) > (outcome.settled ?? 0)) {
+          deps.states.move(task.id, 'awaiting_children', 'queued', {});
+        }
         return 'stop';
       case 'cancelled':
         return 'stop';

@@ -95,6 +95,11 @@ export interface SpawnRequest {
   onStart?: (handle: ProcessHandle) => void;
   /** Files written (mode 0600) before spawning, e.g. an agent's per-run MCP config. */
   files?: { path: string; content: string }[];
+  /**
+   * The program's name inside a container, when `file` is a host path (an agent CLI resolved on the
+   * host); ignored on the host. Absent: `file` as given.
+   */
+  containerFile?: string;
 }
 
 export interface ProcessHandle {
@@ -170,6 +175,11 @@ export interface StepContext {
   which(program: string): string | null;
   /** Writes a `svc.<kind>` annotation line to the attempt's transcript. */
   annotate(kind: string, fields: Record<string, unknown>): void;
+  /**
+   * The container this task's steps run in (SPEC §2.10), or null on the host. An agent wiring an
+   * MCP endpoint uses `host_alias` instead of 127.0.0.1 inside it.
+   */
+  container(): { runtime: string; image: string; host_alias: string; network: boolean } | null;
   /** Publishes live output (never stored) on the task's event stream. */
   live(kind: string, data: Record<string, unknown>): void;
   /** A fresh owner-only directory for this attempt's files; removed after the attempt. */
@@ -271,8 +281,12 @@ export type FlowOutcome =
   | { kind: 'stop_workflow' }
   | { kind: 'backoff'; ms: number }
   | { kind: 'usage_limit'; resets_at: number | null }
-  /** Lanes were spawned (or some are still running): the task parks in awaiting_children. */
-  | { kind: 'awaiting_children' }
+  /**
+   * Lanes were spawned (or some are still running): the task parks in awaiting_children.
+   * `settled`: how many of this step's lanes the flow saw settled, so a lane that settles while the
+   * task is being parked still wakes it.
+   */
+  | { kind: 'awaiting_children'; settled?: number }
   | { kind: 'cancelled' };
 
 export interface FlowContext {

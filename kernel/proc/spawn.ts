@@ -18,6 +18,8 @@ export interface SpawnSpec {
   env: Record<string, string>;
   /** Text written to stdin then closed; `'keep-open'` leaves stdin writable (agent control protocols). */
   stdin?: string | 'keep-open';
+  /** Called once when termination starts (a containerized step also stops its container). */
+  onTerminate?: () => void;
   /** With `keep-open`: written first, stdin stays open. */
   initialStdin?: string;
   timeoutMs?: number;
@@ -105,6 +107,7 @@ export function startProcess(spec: SpawnSpec): RunningProcess {
 
   const terminate = () => {
     if (exited || graceTimer) return;
+    spec.onTerminate?.();
     killGroup(child, 'SIGTERM');
     graceTimer = spec.clock.setTimer(spec.killGraceMs ?? KILL_GRACE_MS, () => {
       if (!exited) killGroup(child, 'SIGKILL');

@@ -21,4 +21,4 @@ export {
   type StepRunState,
   StepRunsTable,
 } from './step-runs.js';
-export { type TaskInsert, type TaskPatch, type TaskRow, TasksTable } from './tasks.js';
+export { newTask, type TaskInsert, type TaskPatch, type TaskRow, TasksTable } from './tasks.js';

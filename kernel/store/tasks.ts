@@ -55,6 +55,66 @@ export interface TaskRow {
 }
 
 export type TaskInsert = Omit<TaskRow, 'id'>;
+
+/** A new task row with every optional column empty; callers name what they know. */
+export function newTask(
+  t: Pick<
+    TaskRow,
+    | 'project_id'
+    | 'title'
+    | 'state'
+    | 'workflow'
+    | 'workflow_snapshot'
+    | 'base_branch'
+    | 'step_total'
+    | 'created_at'
+  > &
+    Partial<TaskInsert>,
+): TaskInsert {
+  return {
+    parent_task_id: null,
+    root_task_id: null,
+    depth: 0,
+    lane_id: null,
+    lane_order: null,
+    spawned_by_index: null,
+    description: '',
+    prompt: null,
+    workflow_origin: null,
+    fields: '{}',
+    fields_defaulted: '[]',
+    branch_name: null,
+    worktree_path: null,
+    priority: 0,
+    agent_override: null,
+    model_override: null,
+    effort_override: null,
+    restricted: 0,
+    max_task_cost_usd: null,
+    current_step: 0,
+    block_reason: null,
+    block_detail: null,
+    queued_reason: null,
+    admit_not_before: null,
+    pause_requested: 0,
+    pending_input: null,
+    followup_origin: null,
+    followup_round: 0,
+    followup_spec: null,
+    repair_spec: null,
+    pending_override: null,
+    retry_floor: 0,
+    source_chat_id: null,
+    forge_issue: null,
+    forge_pull: null,
+    created_via: null,
+    updated_at: t.created_at,
+    started_at: null,
+    finished_at: null,
+    archived_at: null,
+    ...t,
+  };
+}
 export type TaskPatch = Partial<Omit<TaskRow, 'id'>>;
 
 export class TasksTable {

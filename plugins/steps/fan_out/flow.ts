@@ -98,7 +98,7 @@ export const fanOutFlow: StepFlow = async (ctx, def): Promise<FlowOutcome> => {
       return { kind: 'succeeded' };
     }
     ctx.spawnLanes(selected);
-    return { kind: 'awaiting_children' };
+    return { kind: 'awaiting_children', settled: 0 };
   }
   return join(ctx, def, lanes);
 };
@@ -116,7 +116,8 @@ async function join(
     const r = await ctx.commitMerge(`Merge lanes of task ${ctx.task.id} (resolved)`);
     if (r.kind === 'error') return failedJoin(ctx, 'git_error', r.message);
   }
-  if (!eager && lanes.some((l) => !SETTLED.has(l.state))) return { kind: 'awaiting_children' };
+  const settled = lanes.filter((l) => SETTLED.has(l.state)).length;
+  if (!eager && settled < lanes.length) return { kind: 'awaiting_children', settled };
   const aborted = lanes.find((l) => l.state === 'aborted');
   if (aborted)
     return failedJoin(
@@ -126,7 +127,7 @@ async function join(
     );
   const merged: string[] = [];
   for (const lane of lanes) {
-    if (!SETTLED.has(lane.state)) return { kind: 'awaiting_children' };
+    if (!SETTLED.has(lane.state)) return { kind: 'awaiting_children', settled };
     const r = await ctx.mergeLane(lane);
     if (r.kind === 'merged') merged.push(lane.lane_id);
     else if (r.kind === 'already') continue;

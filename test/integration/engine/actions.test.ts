@@ -366,3 +366,18 @@ describe('notify limits', () => {
     expect(readFileSync(t.paths.logFile, 'utf8')).toContain('notify command killed after 10s');
   });
 });
+
+describe('platform at admission', () => {
+  it('a task whose workflow excludes this host blocks platform_unsupported when admitted', async () => {
+    // The registry is told the host is Windows, so creation accepts a windows-only workflow; the
+    // engine's admission check reads the real host, as it would after the daemon moved machines.
+    const t = await buildTestApp({ hostPlatform: { os: 'windows' } });
+    const { project } = await addProject(t, {
+      win: 'name: win\nplatforms: [windows]\nsteps:\n  - id: w\n    type: command\n    run: "true"\n',
+    });
+    const task = await createTask(t, { project_id: project.id, title: 'w', workflow: 'win' });
+    const blocked = await waitState(t, task.id, 'blocked');
+    expect(blocked.block_reason).toBe('platform_unsupported');
+    expect(blocked.worktree_path).toBeNull();
+  });
+});

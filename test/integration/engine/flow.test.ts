@@ -347,7 +347,7 @@ describe('fan_out', () => {
     expect(lanes[0]?.workflow_origin).toEqual({ scope: 'derived', parent_task_id: task.id });
     expect(lanes[0]?.title).toBe('Fan — api');
     expect(lanes[0]?.base_branch).toBe(task.branch_name);
-    const log = repo.git('log', '--format=%s', task.branch_name);
+    const log = repo.git('log', '--first-parent', '--format=%s', task.branch_name);
     expect(log.split('\n').slice(0, 2)).toEqual([
       `Merge lane 'web' of task ${lanes[1]?.id}`,
       `Merge lane 'api' of task ${lanes[0]?.id}`,
@@ -497,14 +497,16 @@ steps:
     await waitFor(
       () =>
         repo
-          .git('log', '--format=%s', task.branch_name)
+          .git('log', '--first-parent', '--format=%s', task.branch_name)
           .includes(`Merge lane 'first' of task ${lanes[0]?.id}`),
       10_000,
     );
     await waitState(t, task.id, 'awaiting_children');
     writeFileSync(join(marks, 'go'), '');
     await waitState(t, task.id, 'done', 15_000);
-    expect(repo.git('log', '--format=%s', task.branch_name).split('\n').slice(0, 2)).toEqual([
+    expect(
+      repo.git('log', '--first-parent', '--format=%s', task.branch_name).split('\n').slice(0, 2),
+    ).toEqual([
       `Merge lane 'second' of task ${lanes[1]?.id}`,
       `Merge lane 'first' of task ${lanes[0]?.id}`,
     ]);
