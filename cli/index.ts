@@ -12,6 +12,7 @@ import { doctorCommands } from './commands/doctor.js';
 import { maintenanceCommands } from './commands/maintenance.js';
 import { projectCommands } from './commands/projects.js';
 import { taskCommands } from './commands/tasks.js';
+import { triggerCommands } from './commands/triggers.js';
 import { tuiCommands } from './commands/tui.js';
 import { workflowCommands } from './commands/workflow.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
@@ -21,6 +22,7 @@ export const commands: Command[] = [
   ...daemonCommands,
   ...configCommands,
   ...workflowCommands,
+  ...triggerCommands,
   ...doctorCommands,
   ...maintenanceCommands,
   ...projectCommands,

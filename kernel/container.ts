@@ -11,6 +11,7 @@ import type { Paths } from './daemon/paths.js';
 import type { DaemonState } from './daemon/state.js';
 import type { Engine } from './engine/index.js';
 import { EventLog } from './events/index.js';
+import { ForgeReconciler, ForgeService } from './forge/index.js';
 import { StreamSet } from './http/sse.js';
 import {
   type AgentFactsSource,
@@ -28,6 +29,7 @@ import type { AgentValueSets, Registry } from './plugin/index.js';
 import { ProjectService } from './projects/index.js';
 import { Scheduler } from './scheduler/index.js';
 import { ProjectsTable, type Store, TasksTable } from './store/index.js';
+import { TriggerService } from './triggers/index.js';
 import {
   agentValuesFrom,
   currentHost,
@@ -41,6 +43,11 @@ export interface Services {
   scheduler: Scheduler;
   notifier: Notifier;
   engine: Engine;
+  /** The code-host integration (SPEC §2.10 forge.*, §4.4 rules 7–9). */
+  forge: ForgeService;
+  forgeReconciler: ForgeReconciler;
+  /** Trigger files, the runtime and the ledger (SPEC §2.6, §4.6). */
+  triggers: TriggerService;
   /** One maintenance job at a time: backups, pruning, gc, compaction (ops/serial.ts). */
   opsQueue: OpsQueue;
   reclaimer: Reclaimer;
@@ -106,6 +113,30 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
     ).singleton(),
     notifier: asFunction(
       ({ config, clock, logger }: Services) => new Notifier(config, clock, logger),
+    ).singleton(),
+    forge: asFunction(
+      ({ registry, config, clock, logger }: Services) =>
+        new ForgeService({ registry, config, clock, logger }),
+    ).singleton(),
+    forgeReconciler: asFunction(
+      ({ forge, store, config, clock, logger, events, projects }: Services) =>
+        new ForgeReconciler({ forge, store, config, clock, logger, events, projects }),
+    ).singleton(),
+    // Resolved after kernel.ts registers the engine: the cradle is read lazily.
+    triggers: asFunction(
+      (c: Services) =>
+        new TriggerService({
+          paths: c.paths,
+          registry: c.registry,
+          config: c.config,
+          clock: c.clock,
+          logger: c.logger,
+          store: c.store,
+          events: c.events,
+          projects: c.projects,
+          engine: c.engine,
+          forge: c.forge,
+        }),
     ).singleton(),
     scheduler: asFunction(
       ({ store, config, clock, logger }: Services) =>

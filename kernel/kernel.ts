@@ -40,6 +40,8 @@ export interface KernelOptions {
   agents?: AgentPort;
   /** Run crash recovery and admission at start (default true). */
   startEngine?: boolean;
+  /** Start trigger loops and the forge reconciler (default true). */
+  startTriggers?: boolean;
   /** Overrides the built-in plugin folder (tests of discovery). */
   builtinPluginRoot?: string;
   /** The releases feed the update check reads (default: SVC_RELEASES_URL, else the project's feed). */
@@ -116,6 +118,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
         notifier: services.notifier,
         workflows: opts.workflows ?? taskWorkflowsFrom(services.workflows),
         agents: opts.agents ?? namesOnlyAgents(registry),
+        forge: services.forge,
       }),
     ),
   });
@@ -153,6 +156,40 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   });
   await app.ready();
   if (opts.startEngine !== false) services.engine.start();
+  services.engine.addViewDecorator((task, _snap, view) => {
+    services.forgeReconciler.decorate(task.id, view);
+    // A task a trigger's action created names the trigger (decision 082).
+    if (task.created_via?.startsWith('trigger:'))
+      view.triggered_by = task.created_via.slice('trigger:'.length);
+  });
+  if (opts.startTriggers !== false) {
+    // Trigger actions replay the task routes through the app itself (decision 082).
+    services.triggers.start(async (req) => {
+      const res = await app.inject({
+        method: req.method,
+        url: req.path,
+        headers: {
+          host: '127.0.0.1',
+          authorization: `Bearer ${token}`,
+          ...(req.body !== null && req.body !== undefined
+            ? { 'content-type': 'application/json' }
+            : {}),
+          ...req.headers,
+        },
+        ...(req.body !== null && req.body !== undefined
+          ? { payload: JSON.stringify(req.body) }
+          : {}),
+      });
+      let body: unknown = null;
+      try {
+        body = res.body ? JSON.parse(res.body) : null;
+      } catch {
+        body = res.body;
+      }
+      return { status: res.statusCode, body };
+    });
+    services.forgeReconciler.start();
+  }
   // After the engine: recovery has closed interrupted runs before the pruner or a backup looks.
   if (opts.startOps !== false) {
     services.retention.start();
@@ -168,6 +205,8 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     close: async () => {
       if (closed) return;
       closed = true;
+      services.forgeReconciler.stop();
+      await services.triggers.stop();
       // Timers first, then let a running backup, prune or poll finish before the database closes.
       services.backups.stop();
       services.retention.stop();

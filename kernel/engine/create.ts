@@ -1,7 +1,8 @@
 /**
- * Task creation (SPEC §4.4 create rules 1–6 and 10, §8 bounds). Everything is validated before the
+ * Task creation (SPEC §4.4 create rules 1–10, §8 bounds). Everything is validated before the
  * insert; the insert, the idempotency key and the `task.created` event share one transaction, so a
- * refusal leaves nothing behind and a replay finds either nothing or the whole task.
+ * refusal leaves nothing behind and a replay finds either nothing or the whole task. A forge
+ * reference (rules 7–9) makes exactly one code-host lookup and no git call (forge.ts).
  */
 import { createHash } from 'node:crypto';
 import { type Clock, formatMs } from '../clock/index.js';
@@ -13,8 +14,9 @@ import { branchExists } from '../git/index.js';
 import type { Project, ProjectService } from '../projects/index.js';
 import { newTask, type Store, type TaskRow, type TasksTable } from '../store/index.js';
 import { branchFor } from './branch.js';
+import { forgePrefill } from './forge.js';
 import { everyStep, type WorkflowSnapshot } from './model.js';
-import type { AgentPort, WorkflowPort } from './ports.js';
+import type { AgentPort, ForgePort, WorkflowPort } from './ports.js';
 import type { CreateTask } from './schema.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -29,6 +31,8 @@ export interface CreateDeps {
   config: ConfigService;
   workflows: WorkflowPort;
   agents: AgentPort;
+  /** The code host for `forge_issue` / `forge_pull`; absent means every reference is 409. */
+  forge?: ForgePort;
   /** Branches held by open chats of a project (chats add this); a task never shares one. */
   chatClaim?(projectId: number, branch: string): number | null;
 }
@@ -157,14 +161,9 @@ export class TaskCreator {
         field: 'forge_pull',
       });
     }
-    if (body.forge_issue !== undefined || body.forge_pull !== undefined) {
-      throw new SvcError(
-        'invalid_state',
-        'the code-host integration is not available for this project',
-        { reason: 'forge_unavailable' },
-      );
-    }
-    const title = body.title ?? '';
+    // Rules 7–9: one code-host lookup when (and only when) the request names an issue or a pull.
+    const prefill = await forgePrefill(d.forge, project, body, opts.via);
+    const title = prefill.title;
     if (title.trim() === '')
       throw new SvcError('validation_failed', 'title is required and must not be blank', {
         field: 'title',
@@ -172,15 +171,16 @@ export class TaskCreator {
 
     const workflowName = body.workflow ?? project.default_workflow ?? 'adhoc';
     const wf = d.workflows.forTask(workflowName, project);
-    const fields = d.workflows.checkFields(wf.snapshot, body.fields ?? {});
+    const fields = d.workflows.checkFields(wf.snapshot, prefill.fields(wf.snapshot));
     if (!fields.ok)
       throw new SvcError('validation_failed', fields.message, {
         field: fields.field ? `fields.${fields.field}` : 'fields',
       });
 
     await this.checkContainer(wf.snapshot, project);
-    const baseBranch = body.base_branch ?? project.default_branch;
-    if (!(await branchExists(project.path, baseBranch))) {
+    const baseBranch = body.base_branch ?? prefill.baseBranch ?? project.default_branch;
+    // A pull request's task runs no git at creation: its head is fetched at admission (rule 9).
+    if (!prefill.pull && !(await branchExists(project.path, baseBranch))) {
       throw new SvcError(
         'validation_failed',
         `base_branch ${baseBranch} is not a local branch of ${project.name}`,
@@ -192,8 +192,8 @@ export class TaskCreator {
       { agent: body.agent, model: body.model, effort: body.effort },
       body.restricted === true,
     );
-    const literal = body.branch_name?.trim();
-    if (literal && (await branchExists(project.path, literal))) {
+    const literal = prefill.branch ?? body.branch_name?.trim();
+    if (!prefill.pull && literal && (await branchExists(project.path, literal))) {
       throw new SvcError(
         'validation_failed',
         `branch ${literal} already exists in ${project.name}`,
@@ -244,7 +244,7 @@ export class TaskCreator {
         newTask({
           project_id: project.id,
           title,
-          description: body.description ?? '',
+          description: prefill.description,
           prompt: body.prompt ?? null,
           state,
           workflow: wf.snapshot.name ?? workflowName,
@@ -261,6 +261,8 @@ export class TaskCreator {
           restricted: body.restricted === true ? 1 : 0,
           max_task_cost_usd: body.max_task_cost_usd ?? null,
           step_total: wf.snapshot.steps.length,
+          forge_issue: prefill.issue ? JSON.stringify(prefill.issue) : null,
+          forge_pull: prefill.pull ? JSON.stringify(prefill.pull) : null,
           created_via: opts.via ?? 'api',
           created_at: now,
         }),

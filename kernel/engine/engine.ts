@@ -21,7 +21,7 @@ import { TaskCreator } from './create.js';
 import { InputBroker } from './input.js';
 import { loopView } from './loop-view.js';
 import { jsonOr, SETTLED_STATES, type WorkflowSnapshot } from './model.js';
-import type { AgentPort, WorkflowPort } from './ports.js';
+import type { AgentPort, ForgePort, WorkflowPort } from './ports.js';
 import { type RecoveryReport, recover } from './recovery.js';
 import { Runner } from './runner.js';
 import type { CreateTask } from './schema.js';
@@ -49,6 +49,8 @@ export interface EngineDeps {
   notifier: Notifier;
   workflows: WorkflowPort;
   agents: AgentPort;
+  /** The code host for `forge_issue` / `forge_pull` (rules 7–9). */
+  forge?: ForgePort;
 }
 
 export interface ListQuery {
@@ -119,6 +121,7 @@ export class Engine {
       config: d.config,
       workflows: d.workflows,
       agents: d.agents,
+      forge: d.forge,
     });
     this.actions = new TaskActions({
       store: d.store,

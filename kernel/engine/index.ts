@@ -10,7 +10,15 @@ export { branchFor, branchTemplateProblem } from './branch.js';
 export { bodyDigest, canonicalJson } from './create.js';
 export { Engine, type EngineDeps, type ListQuery } from './engine.js';
 export type { FollowUpSpec, StepDef, WorkflowOrigin, WorkflowSnapshot } from './model.js';
-export type { AgentOverrides, AgentPort, FieldCheck, TaskWorkflow, WorkflowPort } from './ports.js';
+export type {
+  AgentOverrides,
+  AgentPort,
+  FieldCheck,
+  ForgePort,
+  TaskWorkflow,
+  WorkflowPort,
+} from './ports.js';
+export { type PullLink, pullLinkOf } from './pull.js';
 export { branchNameProblem, builtinBranch } from './refname.js';
 export {
   AnswerSchema,

@@ -1,8 +1,9 @@
 /**
  * What the engine asks of rooms it does not own, as narrow interfaces the kernel wires up:
- * the workflow registry (snapshots and field rules at creation) and the agent registry
- * (override checks and restricted verdicts at creation).
+ * the workflow registry (snapshots and field rules at creation), the agent registry (override
+ * checks and restricted verdicts at creation) and the code host (issue and pull request prefill).
  */
+import type { ForgeIssue, ForgePull, ForgeRepo } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import type { WorkflowOrigin, WorkflowSnapshot } from './model.js';
 
@@ -36,4 +37,16 @@ export interface AgentPort {
    * adapter whose verdict is `unsupported` is 400 naming the step and the agent.
    */
   checkTask(snapshot: WorkflowSnapshot, overrides: AgentOverrides, restricted: boolean): string[];
+}
+
+/**
+ * The code host, as task creation needs it (SPEC §4.4 rules 7–9). Each method makes exactly one
+ * lookup and throws SvcError: 409 `invalid_state` with `details.reason` when the integration is
+ * unusable for the project (`forge_disabled`, `forge_not_detected`, `forge_unauthenticated`,
+ * `forge_unreachable`, …), 400 `validation_failed` naming the field when the number does not
+ * exist. Without a port every forge reference is 409 `forge_unavailable`.
+ */
+export interface ForgePort {
+  issue(project: Project, n: number): Promise<{ issue: ForgeIssue; repo: ForgeRepo }>;
+  pull(project: Project, n: number): Promise<{ pull: ForgePull; repo: ForgeRepo }>;
 }

@@ -2,12 +2,14 @@
  * Admission checks that need git, run when a task is admitted for the first time (SPEC §3.2
  * "queued | admission check"): the project path, the platform, the branch (`branch_exists`), the
  * base (`base_branch_missing`), then the worktree itself under {data_dir}/worktrees/{task_id}.
+ * A task on a pull request checks out the pull request's head instead (pull.ts).
  * A task re-admitted after a crash reuses the worktree it already has.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   addWorktree,
+  addWorktreeForBranch,
   branchExists,
   freshStartPoint,
   GitError,
@@ -16,6 +18,7 @@ import {
 } from '../git/index.js';
 import type { TaskRow } from '../store/index.js';
 import type { WorkflowSnapshot } from './model.js';
+import { preparePullBranch } from './pull.js';
 
 export type AdmissionVerdict =
   | { ok: true; worktree: string }
@@ -66,6 +69,14 @@ export async function prepareWorktree(
   }
   try {
     if (await isOurWorktree(path, branch)) return { ok: true, worktree: path };
+    if (task.forge_pull) {
+      // Rule 9: the pull request's own branch, fetched now (never at creation), with its upstream.
+      await pruneWorktrees(projectPath);
+      const pull = await preparePullBranch(task, projectPath, path);
+      if (!pull.ok) return pull;
+      await addWorktreeForBranch(projectPath, path, branch);
+      return { ok: true, worktree: path };
+    }
     if (await branchExists(projectPath, branch)) {
       return {
         ok: false,

@@ -3,10 +3,26 @@
  * Bodies are read as text by one parser for every content type so the rules are applied in one
  * place: a missing Content-Type is JSON, `*\/json` and `*\/*+json` (any parameters) are JSON, and
  * `text/plain` is tolerated because that is what `fetch(url, {body: string})` sends by default
- * (decision 005). Anything else with a non-empty body is 415.
+ * (decision 005). Anything else with a non-empty body is 415. A route that must see the exact
+ * bytes (the trigger ingress checks an HMAC over them) sets `config: { rawBody: true }` and reads
+ * them with `rawBodyOf`; every other route gets only the parsed value.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SvcError } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Keep the body's exact bytes on the request (read with rawBodyOf). */
+    rawBody?: boolean;
+  }
+}
+
+const RAW = Symbol('svc.rawBody');
+
+/** The body's exact bytes on a route with `config: { rawBody: true }`; empty otherwise. */
+export function rawBodyOf(req: FastifyRequest): Buffer {
+  return (req as unknown as { [RAW]?: Buffer })[RAW] ?? Buffer.alloc(0);
+}
 
 export const ORDINARY_BODY_LIMIT = 64 * 1024;
 export const LARGE_BODY_LIMIT = 4 * 1024 * 1024;
@@ -43,9 +59,11 @@ export function installBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     '*',
-    { parseAs: 'string' },
+    { parseAs: 'buffer' },
     (req: FastifyRequest, body: string | Buffer, done) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8');
+      const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+      if (req.routeOptions.config?.rawBody) (req as unknown as { [RAW]?: Buffer })[RAW] = bytes;
+      const text = bytes.toString('utf8');
       if (text.length === 0) {
         done(null, undefined);
         return;

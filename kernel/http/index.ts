@@ -4,7 +4,7 @@
  * tests use `inject` on the app from `buildApp`. Uses: every service through the container.
  */
 export { buildApp, SERVER_TIMEOUTS } from './app.js';
-export { isJsonContentType, LARGE_BODY_LIMIT, ORDINARY_BODY_LIMIT } from './body.js';
+export { isJsonContentType, LARGE_BODY_LIMIT, ORDINARY_BODY_LIMIT, rawBodyOf } from './body.js';
 export { isLoopbackHost, tokenMatches } from './guard.js';
 export { type RouteModule, routeModules } from './routes/index.js';
 export { StreamSet } from './sse.js';

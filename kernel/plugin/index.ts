@@ -6,6 +6,9 @@
  * Identity is checked on data (`kind`, `code`), never with `instanceof`, because a plugin loaded
  * from a user's path may bundle its own copy of these helpers.
  */
+
+/** Durations as users write them (`45m`, `1h30m`): milliseconds, or null when not a duration. */
+export { tryParseDuration } from '../config/duration.js';
 export type {
   AgentAdapter,
   AgentCatalogue,
@@ -50,9 +53,27 @@ export type {
 export { agentValueFindings } from './agent-values.js';
 // Kernel-side members of this room (plugins have no use for them).
 export { builtinPluginFiles, loadPlugins } from './discover.js';
-export type { Forge } from './forge.js';
+export {
+  defineForge,
+  type Forge,
+  type ForgeConnection,
+  type ForgeContext,
+  type ForgeFailureReason,
+  type ForgeIssue,
+  type ForgePull,
+  type ForgeRepo,
+  type ForgeResult,
+  type IssueQuery,
+  type PullQuery,
+} from './forge.js';
 export { requireInputFindings } from './nesting.js';
 export { type LoadedPlugin, PluginError, type PluginKind, Registry } from './registry.js';
+export {
+  diffSnapshot,
+  readSnapshot,
+  type SnapshotChange,
+  type SnapshotDiff,
+} from './snapshot.js';
 export {
   type AgentValueSets,
   COMMON_STEP_KEYS,
@@ -111,7 +132,22 @@ export type {
   StepView,
   TaskView,
 } from './step-run.js';
-export type { TriggerSource } from './trigger.js';
+export {
+  type AcceptResult,
+  type DangerousValue,
+  defineTriggerSource,
+  durationField,
+  durationMs,
+  type IngressRequest,
+  type PollResult,
+  type TriggerControl,
+  type TriggerEvent,
+  type TriggerFieldRow,
+  type TriggerPollContext,
+  type TriggerSchedule,
+  type TriggerSource,
+  type TriggerSourceMeta,
+} from './trigger.js';
 
 /** The plugin API's own version; a plugin declares the range it was written for in `svc`. */
 export const PLUGIN_API_VERSION = '1.0.0';

@@ -68,7 +68,7 @@ export class Registry {
       'planRun',
       'createParser',
     ],
-    trigger_source: ['type', 'schema'],
+    trigger_source: ['type', 'schema', 'meta'],
     forge: ['name', 'detect'],
   };
 
@@ -114,6 +114,18 @@ export class Registry {
   }
 
   registerTriggerSource(plugin: string, source: TriggerSource): void {
+    // A source produces events one way; the member its kind names must be there to call.
+    const member = { poll: 'poll', push: 'accept', schedule: 'schedule' }[
+      source?.meta?.kind as string
+    ];
+    if (
+      source?.meta &&
+      (!member || typeof (source as unknown as Record<string, unknown>)[member] !== 'function')
+    ) {
+      throw new PluginError(
+        `plugin ${plugin} registered trigger source "${String(source.type)}" of kind ${String(source.meta.kind)} without ${member ?? 'a known kind (poll, push or schedule)'}`,
+      );
+    }
     this.add(this.triggerSources, 'trigger_source', source?.type, source, plugin);
   }
 

@@ -4,6 +4,12 @@
  * and per-attempt transcripts. Uses: clock. Used by: engine, step plugins (through StepContext),
  * notify, chats. Decision 013 (why node:child_process and not execa here).
  */
+export {
+  type CaptureResult,
+  type CaptureSpec,
+  capture,
+  DEFAULT_CAPTURE_BYTES,
+} from './capture.js';
 export { type EnvironmentPolicy, resolveEnvironment } from './env.js';
 export {
   KILL_GRACE_MS,

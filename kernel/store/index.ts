@@ -22,3 +22,10 @@ export {
   StepRunsTable,
 } from './step-runs.js';
 export { newTask, type TaskInsert, type TaskPatch, type TaskRow, TasksTable } from './tasks.js';
+export {
+  TriggerDeliveriesTable,
+  type TriggerDeliveryInsert,
+  type TriggerDeliveryRow,
+} from './trigger-deliveries.js';
+export { type TriggerQueueRow, TriggerQueueTable } from './trigger-queue.js';
+export { type TriggerStateRow, TriggerStateTable } from './trigger-state.js';

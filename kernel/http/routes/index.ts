@@ -9,6 +9,7 @@ import { eventsRoutes } from './events.js';
 import { maintenanceRoutes } from './maintenance.js';
 import { projectRoutes } from './projects.js';
 import { taskRoutes } from './tasks.js';
+import { triggerRoutes } from './triggers.js';
 import { updateRoutes } from './update.js';
 import { workflowsRoutes } from './workflows.js';
 
@@ -20,6 +21,7 @@ export const routeModules: RouteModule[] = [
   eventsRoutes,
   projectRoutes,
   taskRoutes,
+  triggerRoutes,
   doctorRoutes,
   backupRoutes,
   maintenanceRoutes,

@@ -37,7 +37,10 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
     const body = parseWith(CreateTaskSchema, req.body);
     const header = req.headers['idempotency-key'];
     const key = Array.isArray(header) ? header[0] : header;
-    const r = await s.engine.create(body, { idempotencyKey: key });
+    // A trigger's replay names itself, so the task records how it was made (created_via).
+    const trigger = req.headers['x-svc-trigger'];
+    const via = typeof trigger === 'string' && trigger !== '' ? `trigger:${trigger}` : undefined;
+    const r = await s.engine.create(body, { idempotencyKey: key, via });
     return reply.code(201).send({ ...s.engine.view(r.task), warnings: r.warnings });
   });
 

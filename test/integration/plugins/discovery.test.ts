@@ -109,7 +109,7 @@ describe('plugin discovery', () => {
   it('freezes the registry once loaded', async () => {
     const registry = new Registry();
     await loadPlugins({ registry, extra: [], configDir: tempDir(), builtinRoot: tempDir() });
-    expect(() => registry.registerForge('late', { name: 'late', detect: () => false })).toThrow(
+    expect(() => registry.registerForge('late', { name: 'late', detect: () => null })).toThrow(
       PluginError,
     );
   });

@@ -94,7 +94,8 @@ describe('PATCH /v1/workflows is byte-preserving', () => {
         if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o640);
         expect(res.json().version).toBe((await list(t)).find((r) => r.file === file)?.version);
       }),
+      // Each run is a real PATCH through the app; 250 of them take ~20 s on an idle 2-core machine.
       { numRuns: 250 },
     );
-  });
+  }, 180_000);
 });

@@ -1,0 +1,69 @@
+/**
+ * Reading a trigger command's output: one JSON value per line. An object with an `id` (a
+ * non-empty string or a number) is an event; an object whose only key is `cursor` is the
+ * watermark (the last one wins); blank lines are ignored; anything else is counted as refused,
+ * never guessed at. At most `max` events are kept; the rest are counted as truncated.
+ */
+import type { TriggerEvent } from '../../../kernel/plugin/index.js';
+
+export interface ParsedOutput {
+  events: TriggerEvent[];
+  /** The last `{"cursor": …}` line, as text. */
+  watermark: string | null;
+  truncated: number;
+  refused: number;
+}
+
+export function parseCommandOutput(stdout: string, max: number): ParsedOutput {
+  const out: ParsedOutput = { events: [], watermark: null, truncated: 0, refused: 0 };
+  for (const raw of stdout.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      out.refused++;
+      continue;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      out.refused++;
+      continue;
+    }
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    if (keys.length === 1 && keys[0] === 'cursor') {
+      const c = obj.cursor;
+      if (typeof c === 'string' || (typeof c === 'number' && Number.isFinite(c)))
+        out.watermark = String(c);
+      else out.refused++;
+      continue;
+    }
+    const id = obj.id;
+    const validId =
+      (typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id));
+    if (!validId) {
+      out.refused++;
+      continue;
+    }
+    if (out.events.length >= max) {
+      out.truncated++;
+      continue;
+    }
+    out.events.push({ ...obj, id: String(id) });
+  }
+  return out;
+}
+
+/**
+ * The cursor to keep after a poll. A seeding poll keeps the printed watermark: everything the
+ * command knew of is before arming. A truncated poll keeps the `cursor` of the last kept event
+ * when it carries one, so the dropped events come again next time; otherwise the watermark.
+ */
+export function nextCursor(parsed: ParsedOutput, seeding: boolean): string | null {
+  if (!seeding && parsed.truncated > 0) {
+    const last = parsed.events.at(-1)?.cursor;
+    if (typeof last === 'string' || typeof last === 'number') return String(last);
+  }
+  return parsed.watermark;
+}
