@@ -3,7 +3,7 @@
  * view and the chosen workflow's `fields[]` declarations (SPEC §2.8), checked here by the same
  * rules the daemon applies at creation so a mistake shows before the round trip (the daemon still
  * has the last word). The body it builds is both the `POST /v1/tasks` body and the candidate sent
- * to `POST /v1/resolve` for the preview.
+ * to `POST /v1/resolve` for the preview (decision 148).
  */
 import type { Keystroke } from './keys.js';
 import { editLine, emptyLine, type Line } from './line-edit.js';

@@ -1,7 +1,7 @@
 /**
  * The board's lines: root tasks grouped per `tui.board.group_by` (project, workflow; `[]` flat),
  * newest first inside a group, each root followed by its fan-out lanes at every depth, and the
- * lane counts a root shows, rolled up over its whole subtree from the same list.
+ * lane counts a root shows, rolled up over its whole subtree from the same list (decision 143).
  */
 import type { TaskRow } from './model.js';
 

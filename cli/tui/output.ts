@@ -1,7 +1,8 @@
 /**
  * The detail pane's output: the tail of the current attempt's transcript, then live frames from
  * the task's event stream (docs/events.md: `command.output` and the `agent.*` kinds, no `id:`).
- * A live chunk carries its transcript offset, so one already read from the transcript is dropped.
+ * A live chunk carries its transcript offset, so one already read from the transcript is dropped
+ * (decision 145).
  */
 import type { Frame } from '../sse.js';
 

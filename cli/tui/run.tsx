@@ -1,6 +1,6 @@
 /**
  * Starts the board on the terminal: the alternate screen (so quitting gives the shell back as it
- * was), Ink rendering the App, and a promise that settles when the user quits.
+ * was), Ink rendering the App, and a promise that settles when the user quits (decision 140).
  */
 import { render } from 'ink';
 import type { Client } from '../client.js';
