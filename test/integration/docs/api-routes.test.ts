@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../support/app.js';
 
 /** `METHOD /path/{}` for every route in fastify's route tree (HEAD left out: it follows GET). */
-export function routesOf(tree: string): string[] {
+function routesOf(tree: string): string[] {
   const stack: string[] = [];
   const out: string[] = [];
   for (const line of tree.split('\n')) {
