@@ -147,3 +147,23 @@ export function clip(text: string, width: number): string {
   if (width <= 0) return '';
   return chars.length <= width ? text : `${chars.slice(0, width - 1).join('')}…`;
 }
+
+/**
+ * At most `max` lines of `lines`, keeping the first (a table header) and a window around the first
+ * line `focus` picks (the current step), with `…` where lines were left out.
+ */
+export function windowAround(
+  lines: string[],
+  focus: (line: string) => boolean,
+  max: number,
+): string[] {
+  const [head, ...rest] = lines;
+  const room = max - 1;
+  if (head === undefined || rest.length <= room || max < 4) return lines;
+  const at = Math.max(0, rest.findIndex(focus));
+  // Near the top: one marker below; near the end: one above; else both.
+  if (at < room - 1) return [head, ...rest.slice(0, room - 1), '…'];
+  if (at >= rest.length - (room - 1)) return [head, '…', ...rest.slice(rest.length - (room - 1))];
+  const from = at - Math.floor((room - 2) / 2);
+  return [head, '…', ...rest.slice(from, from + room - 2), '…'];
+}

@@ -14,6 +14,7 @@ import {
   lanesCell,
   loopCell,
   stateCell,
+  windowAround,
 } from '../cells.js';
 import { laneCounts } from '../grouping.js';
 import type { TaskDetail } from '../model.js';
@@ -61,7 +62,14 @@ export function Detail({
     progress.join(' · '),
   ];
   const why = t.state === 'blocked' && d.block_detail ? [`why: ${d.block_detail}`] : [];
-  const steps = d.steps ? timeline(d).split('\n') : [];
+  // A long timeline keeps the current step (the `>` row) in view and leaves room for output.
+  const steps = d.steps
+    ? windowAround(
+        timeline(d).split('\n'),
+        (l) => l.startsWith('>'),
+        Math.max(6, Math.floor(height / 2)),
+      )
+    : [];
   const asks = pendingLines(d);
   const used = 3 + head.length + why.length + asks.length + steps.length + 2;
   const room = Math.max(3, height - used);

@@ -13,6 +13,7 @@ import {
   stateCell,
   stepCell,
   timeLeft,
+  windowAround,
 } from '../../../cli/tui/cells.js';
 import { row } from './fixtures.js';
 
@@ -169,5 +170,26 @@ describe('hyperlinks and text', () => {
     expect(isZeroTime(at('09:07'))).toBe(false);
     expect(clip('abcdef', 4)).toBe('abc…');
     expect(clip('abc', 4)).toBe('abc');
+  });
+});
+
+describe('windowAround', () => {
+  const lines = ['HEAD', ...Array.from({ length: 20 }, (_, i) => (i === 10 ? `>${i}` : ` ${i}`))];
+  it('keeps the header and the focused line, marking what was left out', () => {
+    const w = windowAround(lines, (l) => l.startsWith('>'), 8);
+    expect(w).toHaveLength(8);
+    expect(w[0]).toBe('HEAD');
+    expect(w).toContain('>10');
+    expect(w[1]).toBe('…');
+    expect(w.at(-1)).toBe('…');
+    expect(windowAround(lines, () => false, 8).slice(0, 3)).toEqual(['HEAD', ' 0', ' 1']);
+    expect(windowAround(lines.slice(0, 5), () => false, 8)).toHaveLength(5);
+    const end = windowAround(lines, (l) => l === ' 19', 8);
+    expect(end).toEqual(['HEAD', '…', ' 14', ' 15', ' 16', ' 17', ' 18', ' 19']);
+    for (let i = 0; i < 20; i++) {
+      const w = windowAround(lines, (l) => l.trim().replace('>', '') === String(i), 8);
+      expect(w).toHaveLength(8);
+      expect(w.some((l) => l.trim().replace('>', '') === String(i))).toBe(true);
+    }
   });
 });
