@@ -368,7 +368,7 @@ export function App({
       {state.view === 'help' ? (
         <Help keymap={keymap} />
       ) : state.view === 'form' && state.form ? (
-        <Form form={state.form} />
+        <Form form={state.form} height={height - 4} />
       ) : state.under === 'detail' ? (
         <Detail state={state} width={width} height={height - 4} now={now} />
       ) : (

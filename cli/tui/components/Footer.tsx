@@ -85,7 +85,7 @@ export function Footer({ state, keymap }: { state: TuiState; keymap: Keymap }) {
       {state.flash ? (
         <Text color={state.flash.tone === 'error' ? 'red' : 'green'}>{state.flash.text}</Text>
       ) : null}
-      {state.view === 'form' ? null : (
+      {state.view === 'form' || state.view === 'help' ? null : (
         <Text color="gray" wrap="truncate">
           {hints(state, keymap)}
         </Text>

@@ -4,13 +4,19 @@ import type { ReactNode } from 'react';
 import { type FormState, formRows, previewLines } from '../form.js';
 import { LineInput } from './Footer.js';
 
-export function Form({ form }: { form: FormState }) {
+export function Form({ form, height = 40 }: { form: FormState; height?: number }) {
   const rows = formRows(form);
   const current = rows[form.focus];
+  // A workflow with many fields scrolls so the focused row stays on screen (errors take a line each).
+  const fits = Math.max(4, height - 6 - Object.keys(form.errors).length);
+  const first = Math.max(0, Math.min(form.focus - Math.floor(fits / 2), rows.length - fits));
   return (
     <Box flexDirection="column">
-      <Text bold>New task</Text>
+      <Text
+        bold
+      >{`New task${rows.length > fits ? ` (${form.focus + 1}/${rows.length})` : ''}`}</Text>
       {rows.map((row, i) => {
+        if (i < first || i >= first + fits) return null;
         const focused = i === form.focus;
         const value = form.values[row.key] ?? '';
         const label = `${focused ? '›' : ' '} ${row.label}${row.required ? '*' : ''}`.padEnd(22);

@@ -7,14 +7,14 @@ export const OPERATION_HELP: Record<TuiOperation, string> = {
   approve: 'approve the gate the task waits at',
   reject: 'reject the gate (the task blocks)',
   answer: 'answer the agent’s question or permission request',
-  retry: 'retry a blocked task, optionally overriding the step’s prompt or command, or its branch',
+  retry: 'retry a blocked task; override the step’s prompt or command, or the branch',
   repair: 'run a repair agent on a blocked task with your prompt',
   skip: 'skip the step the task is gated or blocked at',
   pause: 'pause (a running task holds at the next step boundary)',
   resume: 'resume a paused task',
   cancel: 'cancel the task (asks first)',
-  archive: 'archive a done or aborted task: worktree removed (asks first)',
-  follow_up: 'run one more round on a done or aborted task: prompt, command or workflow',
+  archive: 'archive a done or aborted task, removing its worktree (asks first)',
+  follow_up: 'one more round on a done or aborted task: prompt, command or workflow',
   chat: 'open a chat on a stopped task',
   new_task: 'create a task',
   open: 'open the selected task',
@@ -30,11 +30,11 @@ export function Help({ keymap }: { keymap: Keymap }) {
       <Text bold>Keys</Text>
       <Text>{'  ↑ ↓ j k  move · pgup pgdn home end  jump'}</Text>
       {TUI_OPERATIONS.map((op) => (
-        <Text
-          key={op}
-        >{`  ${keymap.label(op).padEnd(7)}  ${op.padEnd(10)} ${OPERATION_HELP[op]}`}</Text>
+        <Text key={op} wrap="truncate">
+          {`  ${keymap.label(op).padEnd(7)}  ${op.padEnd(10)} ${OPERATION_HELP[op]}`}
+        </Text>
       ))}
-      <Text color="gray">
+      <Text color="gray" wrap="truncate">
         Rebind with tui.keys in config.yaml (docs/tui.md). Any key closes help.
       </Text>
     </Box>

@@ -1,9 +1,12 @@
 // Issue 12 point 1: actions by key against a real daemon — approve, reject, answer, retry with
 // override, pause, resume, cancel, archive, follow-up, open chat — with tui.keys rebinding.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { Services } from '../../../kernel/container.js';
+import { waitFor } from '../../support/app.js';
 import { addProject, createTask, getTask, waitState } from '../../support/tasks.js';
 import { listeningApp, renderBoard, selectedLine } from '../../support/tui.js';
 
@@ -98,14 +101,21 @@ describe('actions by key', () => {
   it('pauses a running task at the step boundary and resumes it', async () => {
     const { t, client } = await listeningApp();
     const { project } = await addProject(t, {
-      slow: 'name: slow\nsteps:\n  - id: nap\n    type: command\n    run: sleep 4\n  - id: next\n    type: command\n    run: echo next\n',
+      // The first step runs until the test lets it finish, so the pause lands while it runs.
+      slow: 'name: slow\nsteps:\n  - id: hold\n    type: command\n    run: while [ ! -e go ]; do sleep 0.1; done\n  - id: next\n    type: command\n    run: echo next\n',
     });
     const task = await createTask(t, { project_id: project.id, title: 'Slow', workflow: 'slow' });
     await waitState(t, task.id, 'running');
+    // Admitted is not yet started: a pause before the first step parks at once.
+    await waitFor(async () => {
+      const runs = await t.json<Array<{ state: string }>>('GET', `/v1/tasks/${task.id}/steps`);
+      return runs[0]?.state === 'running';
+    });
     const b = renderBoard(client);
     await b.select(task.id);
     await b.press('p');
     await b.until(/running \(pausing\)/);
+    writeFileSync(join(String((await getTask(t, task.id)).worktree_path), 'go'), '');
     await b.until(new RegExp(`#${task.id}\\s+paused`));
     expect(b.frame()).toContain('u resume');
     await b.press('u');
@@ -169,7 +179,7 @@ describe('actions by key', () => {
     const b = renderBoard(client);
     await b.until('y approve · x reject');
     await b.press('h');
-    const help = await b.until('Keys');
+    const help = await b.until('Rebind with tui.keys');
     expect(help).toMatch(/y\s+approve\s+approve the gate/);
     expect(help).toMatch(/\^R\s+refresh/);
     await b.press('z');
