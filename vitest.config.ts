@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: ['**/*.test.ts', '**/*.test.tsx'],
     exclude: ['**/node_modules/**', 'dist/**'],
+    setupFiles: ['test/support/setup-env.ts'],
     pool: 'forks',
     poolOptions: { forks: { minForks: 1, maxForks: 3 } },
     testTimeout: 30_000,

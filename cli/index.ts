@@ -6,11 +6,13 @@ import { resolvePaths } from '../kernel/daemon/index.js';
 import { VERSION } from '../kernel/version.js';
 import { ApiError, DaemonUnreachableError } from './client.js';
 import { type Command, makeContext, parseCommandArgs } from './command.js';
+import { agentCommands } from './commands/agents.js';
 import { configCommands } from './commands/config.js';
 import { daemonCommands } from './commands/daemon.js';
 import { doctorCommands } from './commands/doctor.js';
 import { maintenanceCommands } from './commands/maintenance.js';
 import { projectCommands } from './commands/projects.js';
+import { taskAgentCommands } from './commands/task-agent.js';
 import { taskCommands } from './commands/tasks.js';
 import { triggerCommands } from './commands/triggers.js';
 import { tuiCommands } from './commands/tui.js';
@@ -27,6 +29,8 @@ export const commands: Command[] = [
   ...maintenanceCommands,
   ...projectCommands,
   ...taskCommands,
+  ...taskAgentCommands,
+  ...agentCommands,
   ...tuiCommands,
 ];
 

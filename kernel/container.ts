@@ -5,6 +5,7 @@
  */
 import { type AwilixContainer, asFunction, asValue, createContainer, InjectionMode } from 'awilix';
 import type { Logger } from 'pino';
+import { AgentService } from './agents/index.js';
 import type { Clock } from './clock/index.js';
 import type { ConfigService } from './config/index.js';
 import type { Paths } from './daemon/paths.js';
@@ -19,7 +20,6 @@ import {
   DoctorService,
   Notifier,
   OpsQueue,
-  ProbingAgentFacts,
   Reclaimer,
   RetentionService,
   releasesFeedUrl,
@@ -31,7 +31,6 @@ import { Scheduler } from './scheduler/index.js';
 import { ProjectsTable, type Store, TasksTable } from './store/index.js';
 import { TriggerService } from './triggers/index.js';
 import {
-  agentValuesFrom,
   currentHost,
   type HostPlatform,
   type ProjectLookup,
@@ -51,7 +50,7 @@ export interface Services {
   /** One maintenance job at a time: backups, pruning, gc, compaction (ops/serial.ts). */
   opsQueue: OpsQueue;
   reclaimer: Reclaimer;
-  /** Agent rows for doctor and info; the agents service replaces this registration (decision 064). */
+  /** Agent rows for doctor and info: the agents service (decision 064). */
   agentFacts: AgentFactsSource;
   backups: BackupService;
   retention: RetentionService;
@@ -74,6 +73,8 @@ export interface Services {
   projectLookup: ProjectLookup;
   /** Agent, model and effort value sets for workflow validation and the schema route. */
   agentValues: () => AgentValueSets;
+  /** Agent CLIs: records, probes, quota, resolution, and the host agent steps run through. */
+  agents: AgentService;
   /** The host as workflow `platforms` see it. */
   hostPlatform: HostPlatform;
   /** The workflow registry: built-in, global and project workflows (SPEC §2.7). */
@@ -146,10 +147,8 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
     reclaimer: asFunction(
       ({ store, paths }: Services) => new Reclaimer(() => store.db, paths),
     ).singleton(),
-    agentFacts: asFunction(
-      ({ registry, config, clock }: Services) =>
-        new ProbingAgentFacts(registry, () => config.current(), clock),
-    ).singleton(),
+    // The agents service serves doctor and info rows from its own probe cache (decision 064).
+    agentFacts: asFunction(({ agents }: Services) => agents).singleton(),
     backups: asFunction(
       ({ store, paths, clock, config, logger, events, opsQueue, daemon }: Services) =>
         new BackupService({
@@ -197,7 +196,25 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
       ({ projects }: Services) => seed.projectLookup ?? projects,
     ).singleton(),
     hostPlatform: asValue(seed.hostPlatform ?? currentHost()),
-    agentValues: asFunction(({ registry }: Services) => agentValuesFrom(registry)).singleton(),
+    agents: asFunction(
+      ({ registry, config, clock, store, events, logger, hostPlatform, paths }: Services) =>
+        new AgentService({
+          registry,
+          config,
+          clock,
+          store,
+          events,
+          logger,
+          platform: hostPlatform.os === 'windows' ? 'win32' : (hostPlatform.os as NodeJS.Platform),
+          probeCwd: paths.dataDir,
+        }),
+    ).singleton(),
+    // Probed catalogues when the cache has them, the curated floor otherwise; never probes.
+    agentValues: asFunction(
+      ({ agents }: Services) =>
+        () =>
+          agents.valueSets(),
+    ).singleton(),
     workflows: asFunction(
       (c: Services) =>
         new WorkflowRegistry({

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { type AwilixContainer, asValue } from 'awilix';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { agentPort } from './agents/index.js';
 import { type Clock, SystemClock } from './clock/index.js';
 import { ConfigService } from './config/index.js';
 import { buildContainer, type Services } from './container.js';
@@ -19,7 +20,6 @@ import {
   Engine,
   type WorkflowPort,
 } from './engine/index.js';
-import { SvcError } from './errors.js';
 import { buildApp, type RouteModule, routeModules } from './http/index.js';
 import { contributeOpsInfo } from './ops/index.js';
 import { loadPlugins, Registry } from './plugin/index.js';
@@ -117,11 +117,13 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
         scheduler: services.scheduler,
         notifier: services.notifier,
         workflows: opts.workflows ?? taskWorkflowsFrom(services.workflows),
-        agents: opts.agents ?? namesOnlyAgents(registry),
+        agents: opts.agents ?? agentPort(services.agents, registry),
         forge: services.forge,
       }),
     ),
   });
+  // Agent steps reach probes, quota and rows through the host (StepContext.services.agents).
+  services.engine.stepServices.agents = services.agents;
   services.projects.checkBranchTemplate = branchTemplateProblem;
   config.addCheck({
     key: 'branch_template',
@@ -223,22 +225,6 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       await app.close();
       await config.close();
       store.close();
-    },
-  };
-}
-
-/** Checks only that agent overrides name a registered adapter. */
-function namesOnlyAgents(registry: Registry): AgentPort {
-  return {
-    checkTask: (_snapshot, overrides) => {
-      if (overrides.agent && !registry.agent(overrides.agent)) {
-        throw new SvcError(
-          'validation_failed',
-          `agent ${overrides.agent} is not a registered adapter`,
-          { field: 'agent' },
-        );
-      }
-      return [];
     },
   };
 }

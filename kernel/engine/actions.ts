@@ -458,6 +458,10 @@ export class TaskActions {
         type: 'agent',
         prompt: body.prompt ?? '',
         max_retries: 0,
+        // The agent continues the task's latest session of its CLI where it can (decision 044);
+        // the human's prompt is literal text, not a template.
+        continue_session: true,
+        literal_prompt: true,
       };
       if (body.agent) step.agent = body.agent;
       if (body.model) step.model = body.model;

@@ -252,7 +252,7 @@ export async function runFlow(
         case 'cancelled':
           return { kind: 'cancelled' };
         case 'usage_limit':
-          return { kind: 'usage_limit', resets_at: o.resets_at };
+          return { kind: 'usage_limit', resets_at: o.resets_at, auto_continue: o.auto_continue };
         case 'awaiting_gate':
           return {
             kind: 'failed',

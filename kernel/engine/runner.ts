@@ -418,7 +418,7 @@ export class Runner {
         });
         return 'stop';
       case 'usage_limit':
-        return this.usageLimit(task, outcome.resets_at);
+        return this.usageLimit(task, outcome.resets_at, outcome.auto_continue);
       case 'awaiting_children':
         deps.states.move(task.id, 'running', 'awaiting_children', {});
         // A lane that settled after the flow looked would otherwise never wake the parent.
@@ -479,7 +479,7 @@ export class Runner {
           return this.block(task, costReason, `spend passed the cap after step ${step.id}`);
         return 'next';
       case 'usage_limit':
-        return this.usageLimit(task, outcome.resets_at);
+        return this.usageLimit(task, outcome.resets_at, outcome.auto_continue);
       case 'failed': {
         if (costReason)
           return this.block(task, costReason, `spend passed the cap after step ${step.id}`);
@@ -511,9 +511,13 @@ export class Runner {
     }
   }
 
-  private usageLimit(task: TaskRow, resetsAt: number | null): Next {
+  /** `mode`: what the adapter says applies (decision 043); absent, `usage_limit_auto_continue`. */
+  private usageLimit(
+    task: TaskRow,
+    resetsAt: number | null,
+    mode = this.deps.config().usage_limit_auto_continue,
+  ): Next {
     const config = this.deps.config();
-    const mode = config.usage_limit_auto_continue;
     if (mode === 'never' || (mode === 'reported_only' && resetsAt === null)) {
       return this.block(
         task,
@@ -581,7 +585,7 @@ export class Runner {
         deps.states.move(task.id, 'running', 'awaiting_gate', {});
         return 'stop';
       case 'usage_limit':
-        return this.usageLimit(task, outcome.resets_at);
+        return this.usageLimit(task, outcome.resets_at, outcome.auto_continue);
       case 'succeeded':
         return 'next';
       case 'failed': {
@@ -616,7 +620,14 @@ export class Runner {
   ): Promise<Next> {
     const { deps } = this;
     const stepType = deps.registry.stepType('agent');
-    const step: StepDef = { id: '__repair', name: '__repair', type: 'agent', prompt: spec.prompt };
+    // The prompt is literal text (the human's words around the failure context), not a template.
+    const step: StepDef = {
+      id: '__repair',
+      name: '__repair',
+      type: 'agent',
+      prompt: spec.prompt,
+      literal_prompt: true,
+    };
     if (spec.agent) step.agent = spec.agent;
     if (spec.model) step.model = spec.model;
     if (spec.effort) step.effort = spec.effort;

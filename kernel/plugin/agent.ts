@@ -451,6 +451,13 @@ export interface AgentAdapter {
   readonly quota?: AgentQuotaSource;
 
   /**
+   * Whether `usage_limit_auto_continue` governs this adapter's usage-limit stops. `inert` (SPEC
+   * §2.10 says so for codex and cursor): a recognised stop always waits for its reset, or for
+   * `usage_limit_recheck_interval`. Undefined means `honored` (decision 043).
+   */
+  readonly usage_limit_auto_continue?: 'honored' | 'inert';
+
+  /**
    * The skills a chat in `cwd` would load (`GET /v1/chats/{id}/skills`). Present exactly when
    * `traits.supports_skill_listing`. Never throws: null means the listing failed.
    */

@@ -50,6 +50,14 @@ export type {
   UsageTotals,
   VersionWindow,
 } from './agent.js';
+export type {
+  AgentHost,
+  AgentValueSource,
+  ContinuableSession,
+  LocatedAgent,
+  ResolvedAgentValues,
+  StepMcpEndpoint,
+} from './agent-host.js';
 export { agentValueFindings } from './agent-values.js';
 // Kernel-side members of this room (plugins have no use for them).
 export { builtinPluginFiles, loadPlugins } from './discover.js';

@@ -30,7 +30,17 @@ export type StepOutcome =
   /** A manual gate: the task waits in awaiting_gate with this step's row open. */
   | { kind: 'awaiting_gate'; instructions: string }
   /** A usage limit: the attempt is interrupted, no retry consumed; `resets_at` when the CLI named one (ms epoch). */
-  | { kind: 'usage_limit'; resets_at: number | null; message?: string; usage?: StepUsage }
+  | {
+      kind: 'usage_limit';
+      resets_at: number | null;
+      message?: string;
+      usage?: StepUsage;
+      /**
+       * The `usage_limit_auto_continue` mode that applies; absent: the config's. An adapter the key
+       * is inert on (SPEC §2.10: codex, cursor) passes `always` (decision 043).
+       */
+      auto_continue?: 'always' | 'reported_only' | 'never';
+    }
   /** The attempt was stopped by cancel or shutdown. */
   | { kind: 'cancelled' };
 
@@ -239,7 +249,12 @@ export type ChildVerdict =
   | { kind: 'break' }
   /** A failed attempt with retries left and a retry_backoff: the whole task waits. */
   | { kind: 'backoff'; ms: number }
-  | { kind: 'usage_limit'; resets_at: number | null }
+  /** `auto_continue`: the mode the agent's adapter says applies (decision 043). */
+  | {
+      kind: 'usage_limit';
+      resets_at: number | null;
+      auto_continue?: 'always' | 'reported_only' | 'never';
+    }
   | { kind: 'cancelled' };
 
 export interface LaneSpec {
@@ -280,7 +295,11 @@ export type FlowOutcome =
   /** A condition at the top level rendered false: the workflow ends here, the task is done. */
   | { kind: 'stop_workflow' }
   | { kind: 'backoff'; ms: number }
-  | { kind: 'usage_limit'; resets_at: number | null }
+  | {
+      kind: 'usage_limit';
+      resets_at: number | null;
+      auto_continue?: 'always' | 'reported_only' | 'never';
+    }
   /**
    * Lanes were spawned (or some are still running): the task parks in awaiting_children.
    * `settled`: how many of this step's lanes the flow saw settled, so a lane that settles while the

@@ -92,6 +92,7 @@ export {
   taskWorkflowsFrom,
 } from './task-port.js';
 export { checkWorkflowTemplate, type TemplateChecker } from './templates.js';
+export { childrenOf, isRecord, type StepTypeLookup } from './tree.js';
 export {
   type StepTypeSource,
   type ValidateOptions,

@@ -121,7 +121,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
 /** Polls `fn` until it returns a truthy value or `timeoutMs` passes (real time: for real files and processes). */
 type Truthy<T> = Exclude<Awaited<T>, null | undefined | false | '' | 0>;
 
-export async function waitFor<T>(fn: () => T, timeoutMs = 5000, stepMs = 20): Promise<Truthy<T>> {
+export async function waitFor<T>(fn: () => T, timeoutMs = 15_000, stepMs = 20): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -1,6 +1,7 @@
 /** Every route module, in the order they register. One file per resource. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../container.js';
+import { agentsRoutes } from './agents.js';
 import { backupRoutes } from './backup.js';
 import { configRoutes } from './config.js';
 import { daemonRoutes } from './daemon.js';
@@ -27,4 +28,5 @@ export const routeModules: RouteModule[] = [
   maintenanceRoutes,
   updateRoutes,
   workflowsRoutes,
+  agentsRoutes,
 ];

@@ -25,6 +25,8 @@ export const codexAdapter: AgentAdapter = {
   planRun,
   createParser: (options) => createCodexParser(options),
   quota: quotaSource,
+  // SPEC §2.10: usage_limit_auto_continue is inert on codex; its stops always wait (decision 043).
+  usage_limit_auto_continue: 'inert',
   listSkills,
 };
 

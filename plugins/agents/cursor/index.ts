@@ -23,6 +23,8 @@ export const cursorAdapter: AgentAdapter = {
   probe,
   planRun,
   createParser: () => createCursorParser(),
+  // SPEC §2.10: usage_limit_auto_continue is inert on cursor (decision 043).
+  usage_limit_auto_continue: 'inert',
 };
 
 export default definePlugin({

@@ -1,9 +1,10 @@
 /**
  * The agent step (SPEC §2.8): runs an agent CLI headlessly in the worktree. Succeeds when the
  * process exits 0, its stream ended in a result that is not an error, and any `check` exits 0.
- * This file is the load-time half; the engine adds `run`.
+ * The load-time half is here and in schema.ts; `run` (run.ts) is the engine's half.
  */
 import { agentValueFindings, defineStepType } from '../../../kernel/plugin/index.js';
+import { AGENT_REASONS, runAgentStep } from './run.js';
 import { AGENT_COMMON, AGENT_ROWS_OWN, type AgentStep, AgentStepSchema } from './schema.js';
 
 export const agentStep = defineStepType<AgentStep>({
@@ -16,21 +17,7 @@ export const agentStep = defineStepType<AgentStep>({
       summary: 'Run an agent CLI headlessly in the worktree; every agent step is a fresh session.',
       url: 'docs/workflows.md#agent',
     },
-    reasons: [
-      'nonzero_exit',
-      'agent_error',
-      'check_failed',
-      'timeout',
-      'transcript_limit',
-      'template_error',
-      'agent_unavailable',
-      'agent_unauthenticated',
-      'restricted_unsupported',
-      'input_unsupported',
-      'input_timeout',
-      'input_protocol_error',
-      'mcp_unsupported',
-    ],
+    reasons: AGENT_REASONS,
     contexts: ['body', 'parallel', 'loop', 'merge'],
     templates: ['prompt', 'check', 'if'],
   },
@@ -46,4 +33,5 @@ export const agentStep = defineStepType<AgentStep>({
     }
     return out;
   },
+  run: runAgentStep,
 });

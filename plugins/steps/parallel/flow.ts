@@ -44,9 +44,13 @@ function outcomeOf(subs: Sub[], verdicts: Map<string, ChildVerdict>): FlowOutcom
   );
   if (limits.length > 0) {
     const resets = limits.map((v) => v.resets_at);
+    // One mode for the group when every stopped member agrees, else the config's (decision 043).
+    const modes = new Set(limits.map((v) => v.auto_continue));
+    const [mode] = modes;
     return {
       kind: 'usage_limit',
       resets_at: resets.includes(null) ? null : Math.max(...(resets as number[])),
+      ...(modes.size === 1 && mode !== undefined && { auto_continue: mode }),
     };
   }
   const backoffs = all.filter(
