@@ -8,29 +8,8 @@ import { join } from 'node:path';
 import { branchExists, commitsPastBase, headCommit } from './repo.js';
 import { GitError, git, gitRaw } from './run.js';
 
-/**
- * Worktree changes of one repository, one at a time: `git worktree add` reads every linked
- * worktree's metadata, so two adds (or an add beside a remove or prune) race and one fails with
- * "failed to read .git/worktrees/<name>/commondir". Admissions of one project run concurrently,
- * so the daemon must queue them itself.
- */
-const queues = new Map<string, Promise<unknown>>();
-
-function oneAtATime<T>(repo: string, fn: () => Promise<T>): Promise<T> {
-  const run = (queues.get(repo) ?? Promise.resolve()).then(fn, fn);
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  queues.set(repo, settled);
-  void settled.then(() => {
-    if (queues.get(repo) === settled) queues.delete(repo);
-  });
-  return run;
-}
-
 export async function pruneWorktrees(repo: string): Promise<void> {
-  await oneAtATime(repo, () => gitRaw(repo, ['worktree', 'prune']));
+  await gitRaw(repo, ['worktree', 'prune']);
 }
 
 /** Creates `path` on a new `branch` cut from `startPoint`. */
@@ -40,9 +19,7 @@ export async function addWorktree(
   branch: string,
   startPoint: string,
 ): Promise<void> {
-  await oneAtATime(repo, () =>
-    git(repo, ['worktree', 'add', '--quiet', '-b', branch, path, startPoint]),
-  );
+  await git(repo, ['worktree', 'add', '--quiet', '-b', branch, path, startPoint]);
 }
 
 /** Creates `path` checking out an existing `branch`. */
@@ -51,14 +28,17 @@ export async function addWorktreeForBranch(
   path: string,
   branch: string,
 ): Promise<void> {
-  await oneAtATime(repo, () => git(repo, ['worktree', 'add', '--quiet', path, branch]));
+  await git(repo, ['worktree', 'add', '--quiet', path, branch]);
 }
 
 export async function removeWorktree(repo: string, path: string, force: boolean): Promise<void> {
   if (existsSync(repo)) {
-    const r = await oneAtATime(repo, () =>
-      gitRaw(repo, ['worktree', 'remove', ...(force ? ['--force', '--force'] : []), path]),
-    );
+    const r = await gitRaw(repo, [
+      'worktree',
+      'remove',
+      ...(force ? ['--force', '--force'] : []),
+      path,
+    ]);
     if (r.code !== 0 && existsSync(path))
       throw new GitError(['worktree', 'remove', path], r.code, r.stderr);
     await pruneWorktrees(repo);
