@@ -149,13 +149,8 @@ describe('the parrot adapter in the daemon, loaded through plugins:', () => {
     expect(ok.valid).toBe(true);
   });
 
-  it('runs an agent step with it, in the task’s worktree', async (ctx) => {
+  it('runs an agent step with it, in the task’s worktree', async () => {
     const t = await buildTestApp({ config });
-    // Agent steps run once the agents feature (issue 6) gives the agent step type its run.
-    if (!t.kernel.services.registry.stepType('agent')?.run) {
-      ctx.skip();
-      return;
-    }
     const { project } = await addProject(t, { parrot: workflow });
     const task = await createTask(t, {
       project_id: project.id,
