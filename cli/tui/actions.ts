@@ -3,7 +3,7 @@
  * what it takes — a plain call, a confirmation, a line of text (retry override, repair prompt,
  * follow-up), or an answer to the agent's questions. Pure: the board executes the calls.
  */
-import type { TuiOperation } from '../../kernel/config/tui-keys.js';
+import type { TuiOperation } from '../../shared/tui-keys.js';
 import { emptyLine, type Line } from './line-edit.js';
 import type { PendingInput, TaskDetail, TaskRow } from './model.js';
 

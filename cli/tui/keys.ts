@@ -1,6 +1,6 @@
 /**
  * Keys: a keystroke as Ink reports it becomes one token in the grammar `tui.keys` uses
- * (kernel/config/tui-keys.ts), and the bindings in force map tokens to operations. The daemon has
+ * (shared/tui-keys.ts), and the bindings in force map tokens to operations. The daemon has
  * already refused invalid rebinds; a client facing an older daemon still ignores any it cannot use.
  */
 import {
@@ -9,7 +9,7 @@ import {
   keyProblem,
   TUI_OPERATIONS,
   type TuiOperation,
-} from '../../kernel/config/tui-keys.js';
+} from '../../shared/tui-keys.js';
 
 /** What Ink's `useInput` hands over, narrowed to what the grammar distinguishes. */
 export interface Keystroke {

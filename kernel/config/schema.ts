@@ -5,10 +5,10 @@
  * so `GET /v1/config` mirrors the file and `PATCH /v1/config` takes the same shape back.
  */
 import { z } from 'zod';
+import { keyClashes, keyProblem, TUI_OPERATIONS } from '../../shared/tui-keys.js';
 import { TASK_STATES } from '../task-states.js';
 import { tryParseDuration } from './duration.js';
 import { tryParseSize } from './size.js';
-import { keyClashes, keyProblem, TUI_OPERATIONS } from './tui-keys.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 

@@ -3,7 +3,7 @@
  * selected task right now — drawn from the bindings in force, so a rebind shows at once.
  */
 import { Box, Text } from 'ink';
-import type { TuiOperation } from '../../../kernel/config/tui-keys.js';
+import type { TuiOperation } from '../../../shared/tui-keys.js';
 import { currentQuestion, planAction, TASK_OPS } from '../actions.js';
 import type { Keymap } from '../keys.js';
 import { cursorParts, type Line } from '../line-edit.js';

@@ -1,6 +1,6 @@
 /** Every operation with the key bound to it now (`tui.keys` applied), and the fixed movement keys. */
 import { Box, Text } from 'ink';
-import { TUI_OPERATIONS, type TuiOperation } from '../../../kernel/config/tui-keys.js';
+import { TUI_OPERATIONS, type TuiOperation } from '../../../shared/tui-keys.js';
 import type { Keymap } from '../keys.js';
 
 export const OPERATION_HELP: Record<TuiOperation, string> = {

@@ -6,8 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findCommand } from '../../../cli/index.js';
-import { DEFAULT_TUI_KEYS, TUI_OPERATIONS } from '../../../kernel/config/tui-keys.js';
 import { TASK_STATES } from '../../../kernel/task-states.js';
+import { DEFAULT_TUI_KEYS, TUI_OPERATIONS } from '../../../shared/tui-keys.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (rel: string) => readFileSync(join(ROOT, rel), 'utf8');

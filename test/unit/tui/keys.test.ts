@@ -1,7 +1,7 @@
 // Issue 12 point 1: actions by key with tui.keys rebinding (decision 142).
 import { describe, expect, it } from 'vitest';
 import { buildKeymap, keyLabel, moveFor, tokenOf } from '../../../cli/tui/keys.js';
-import { DEFAULT_TUI_KEYS, TUI_OPERATIONS } from '../../../kernel/config/tui-keys.js';
+import { DEFAULT_TUI_KEYS, TUI_OPERATIONS } from '../../../shared/tui-keys.js';
 
 describe('tokenOf', () => {
   it.each([

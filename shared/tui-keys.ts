@@ -1,7 +1,9 @@
 /**
- * The terminal board's key grammar and default bindings (SPEC §2.10 `tui.keys`). They live with
- * the configuration because the daemon must refuse an invalid rebind like any invalid value, and
- * a client reads the same table to draw its key hints, so the two can never disagree (decision 142).
+ * The terminal board's key grammar and default bindings (SPEC §2.10 `tui.keys`). The daemon's
+ * config schema refuses an invalid rebind with it like any invalid value, and the board reads the
+ * same table to build its key map and hints, so the two can never disagree (decision 142). It sits
+ * outside kernel/ and cli/ because both use it and the board imports nothing from the kernel
+ * (SPEC §1): keep it free of imports.
  */
 
 /** Operation ids a key can be bound to (`tui.keys.<op>`). */
