@@ -1,10 +1,9 @@
 // Issue 12 point 1: the new-task form built from the workflow's fields[] declarations and
-// /v1/resolve, and the quota badge per agent — against a real daemon. Where a route has not
-// landed in this daemon yet (/v1/resolve, /v1/agents), the board says so or falls back, and a
-// stub serving the SPEC's documented shape proves the drawing.
+// /v1/resolve, and the quota badge per agent — against a real daemon (agent CLIs faked). A daemon
+// without /v1/resolve (an older one) gets a form that says the preview is unavailable.
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import type { Services } from '../../../kernel/container.js';
+import { agentConfig } from '../../support/agents.js';
 import { addProject, getTask } from '../../support/tasks.js';
 import { listeningApp, renderBoard, selectedLine } from '../../support/tui.js';
 
@@ -95,55 +94,8 @@ describe('the new-task form', () => {
     expect(f).toContain('New task');
   });
 
-  it('previews agents and the branch with /v1/resolve, or says the daemon has none', async () => {
-    const { t, client } = await listeningApp();
-    await addProject(t, { ticket: TICKET }, { name: 'shop' });
-    const b = renderBoard(client);
-    await b.until('no tasks yet');
-    await b.press('n');
-    await b.until(/Workflow\*\s+adhoc/);
-    if (!t.kernel.app.hasRoute({ method: 'POST', url: '/v1/resolve' })) {
-      await b.until('preview unavailable: this daemon has no POST /v1/resolve');
-      return;
-    }
-    await b.press('down', 'down', 'Add login');
-    await b.until(/branch svc\/<id>-add-login \(default\)/);
-    await b.until(/step run: \w+ \(\w+\)/);
-  });
-
-  it('draws the preview from the documented /v1/resolve shape', async () => {
-    let stubbed = false;
-    const bodies: Array<Record<string, unknown>> = [];
-    const resolve = (app: FastifyInstance) => {
-      if (app.hasRoute({ method: 'POST', url: '/v1/resolve' })) return;
-      stubbed = true;
-      app.post('/v1/resolve', async (req) => {
-        const body = req.body as Record<string, unknown>;
-        bodies.push(body);
-        const slug = String(body.title ?? '')
-          .toLowerCase()
-          .replace(/[^a-z0-9]+/g, '-');
-        return {
-          workflow: body.workflow,
-          steps: [
-            {
-              index: 0,
-              id: 'run',
-              type: 'agent',
-              agent: {
-                value: String(body.agent ?? 'claude'),
-                source: body.agent ? 'task' : 'adapter',
-              },
-              model: { value: '', source: 'adapter' },
-              effort: { value: 'high', source: 'workflow' },
-            },
-          ],
-          branch: { value: `svc/<id>-${slug}`, source: 'default', placeholder: true },
-        };
-      });
-    };
-    const { t, client } = await listeningApp({ extraRoutes: [resolve] });
-    if (!stubbed) return;
+  it('previews agents and the branch with /v1/resolve as the user types', async () => {
+    const { t, client } = await listeningApp({ config: agentConfig() });
     await addProject(t, {}, { name: 'shop' });
     const b = renderBoard(client);
     await b.until('no tasks yet');
@@ -151,10 +103,30 @@ describe('the new-task form', () => {
     await b.until(/Workflow\*\s+adhoc/);
     await b.press('down', 'down', 'Add login');
     await b.until('branch svc/<id>-add-login (default)');
-    await b.until('step run: claude (adapter) · model: CLI default (adapter) · high (workflow)');
+    await b.until('step run: claude (adapter)');
+    // An agent override typed in the form is sent to /v1/resolve and comes back as the task's.
     await b.press('down', 'down', 'down', 'codex');
     await b.until('step run: codex (task)');
-    expect(bodies.at(-1)).toMatchObject({ workflow: 'adhoc', title: 'Add login', agent: 'codex' });
+    await b.press('down', 'gpt-nope');
+    await b.until('step run: codex (task) · gpt-nope (task)');
+  });
+
+  it('says the preview is unavailable where the daemon has no /v1/resolve', async () => {
+    // An older daemon: the route answers 404 like any path it does not serve.
+    const older = (app: FastifyInstance) => {
+      app.addHook('onRequest', async (req, reply) => {
+        if (req.url.startsWith('/v1/resolve'))
+          return reply.code(404).send({ error: { code: 'not_found', message: 'no route' } });
+      });
+    };
+    const { t, client } = await listeningApp({ extraRoutes: [older] });
+    await addProject(t, {}, { name: 'shop' });
+    const b = renderBoard(client);
+    await b.until('no tasks yet');
+    await b.press('n');
+    await b.until('preview unavailable: this daemon has no POST /v1/resolve');
+    await b.press('down', 'down', 'Still creates', 'ctrl+s');
+    await b.until(/created #\d+ \(queued\)/);
   });
 });
 
@@ -162,48 +134,41 @@ describe('the quota badge', () => {
   it('shows one badge per agent from the daemon’s records', async () => {
     const { client } = await listeningApp();
     const b = renderBoard(client);
-    // No CLI is installed here: /v1/agents (or /v1/info's rows before it lands) says so per agent.
+    // No CLI is installed here (tests take node_modules/.bin off PATH): /v1/agents says so.
     await b.until('claude not installed · codex not installed · cursor no');
   });
 
-  it('draws SPEC §2.4 quota blocks, and redraws on agent.quota_changed', async () => {
-    let stubbed = false;
-    let quota: Record<string, unknown> | null = {
-      spent: false,
-      used_percent: 42,
-      window: '5h',
-      observed_at: new Date().toISOString(),
-      resets_at: new Date(Date.now() + 3600_000).toISOString(),
-      resets_at_reported: true,
-      source: 'claude_status_line',
-      windows: [],
-    };
-    const agents = (app: FastifyInstance, s: Services) => {
-      if (app.hasRoute({ method: 'GET', url: '/v1/agents' })) return;
-      stubbed = true;
-      app.get('/v1/agents', async () => ({
-        agents: [
-          { name: 'claude', available: true, quota },
-          { name: 'codex', available: true, quota: null },
-        ],
-      }));
-      app.post('/test/quota', async () => {
-        quota = {
-          ...(quota as Record<string, unknown>),
-          spent: true,
-          used_percent: 100,
-          resets_at: '0001-01-01T00:00:00Z',
-          resets_at_reported: false,
-        };
-        s.events.append('agent.quota_changed', {}, { agent: 'claude' });
-        return {};
+  it('falls back to /v1/info’s agent rows where the daemon has no /v1/agents', async () => {
+    const older = (app: FastifyInstance) => {
+      app.addHook('onRequest', async (req, reply) => {
+        if (req.url.startsWith('/v1/agents'))
+          return reply.code(404).send({ error: { code: 'not_found', message: 'no route' } });
       });
     };
-    const { t, client } = await listeningApp({ extraRoutes: [agents] });
-    if (!stubbed) return;
+    const { client } = await listeningApp({ config: agentConfig(), extraRoutes: [older] });
     const b = renderBoard(client);
-    await b.until('claude 42% 5h · codex —');
-    await t.json('POST', '/test/quota', {});
-    await b.until('claude spent · codex —');
+    await b.until(/claude (—|\d+%|ok) · codex/);
+  });
+
+  it('draws each agent’s quota from /v1/agents, and redraws on agent.quota_changed', async () => {
+    const { t, client } = await listeningApp({ config: agentConfig() });
+    const b = renderBoard(client);
+    await b.until(/claude —/);
+    const push = (used: number, resetsAt?: string) =>
+      t.json('POST', '/v1/agents/claude/quota', {
+        source: 'claude_status_line',
+        windows: [
+          {
+            name: 'five_hour',
+            used_percent: used,
+            window: '5h',
+            ...(resetsAt ? { resets_at: resetsAt } : {}),
+          },
+        ],
+      });
+    await push(42, new Date(Date.now() + 3600_000).toISOString());
+    await b.until('claude 42% 5h');
+    await push(100);
+    await b.until(/claude spent(?! until)/);
   });
 });
