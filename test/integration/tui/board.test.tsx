@@ -1,9 +1,12 @@
 // Issue 12 point 1: `svc tui` against a real daemon, rendered headlessly by ink-testing-library.
 // The board lists tasks grouped per tui.board.group_by with state, step (loop progress, lane
 // counts), cost, duration and queued reason, and follows the daemon's events and config.
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { fakeGithub, forgeEnvironment, forgeProject } from '../../support/fake-github.js';
 import { addProject, createTask, waitState } from '../../support/tasks.js';
+import { tempDir } from '../../support/tmp.js';
 import { listeningApp, renderBoard, selectedLine } from '../../support/tui.js';
 
 const STEPS = fileURLToPath(new URL('../../fixtures/plugins/board-steps', import.meta.url));
@@ -140,5 +143,23 @@ describe('the board', () => {
     expect(f).toContain(`\u001b]8;;file://${ready.worktree_path}\u0007${ready.worktree_path}`);
     await t.json('PATCH', '/v1/config', { tui: { hyperlinks: false } });
     await b.until((x) => x.includes('worktree ') && !x.includes('\u001b]8;;'));
+  });
+
+  it('links a task made from a GitHub issue to the issue, when tui.hyperlinks is on', async () => {
+    const fake = await fakeGithub();
+    const config = `${forgeEnvironment(fake, 'token', { log: join(tempDir(), 'gh.log') })}\ntui:\n  hyperlinks: true\n`;
+    const { t, client } = await listeningApp({ config });
+    const { project } = await forgeProject(t, fake, 'acme/widgets', {
+      gate: 'name: gate\nsteps:\n  - id: g\n    type: manual\n    instructions: x\n',
+    });
+    fake.issue('acme/widgets', { number: 5, title: 'Crash on start' });
+    const task = await createTask(t, { project_id: project.id, workflow: 'gate', forge_issue: 5 });
+    await waitState(t, task.id, 'awaiting_gate');
+    const url = 'https://github.com/acme/widgets/issues/5';
+    const b = renderBoard(client);
+    await b.until(`\u001b]8;;${url}\u0007Crash on start`);
+    await b.select(task.id);
+    await b.press('enter');
+    await b.until(`\u001b]8;;${url}\u0007${url}`);
   });
 });
