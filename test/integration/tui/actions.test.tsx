@@ -1,16 +1,16 @@
-// Issue 12 point 1: actions by key against a real daemon — approve, reject, answer, retry with
+// Issue 12 point 1: actions by key against a real daemon (agent CLIs faked) — approve, reject, answer, retry with
 // override, pause, resume, cancel, archive, follow-up, open chat — with tui.keys rebinding.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { Services } from '../../../kernel/container.js';
+import { agentConfig, agentWorkflow, records } from '../../support/agents.js';
 import { waitFor } from '../../support/app.js';
 import { addProject, createTask, getTask, waitState } from '../../support/tasks.js';
+import { tempDir } from '../../support/tmp.js';
 import { listeningApp, renderBoard, selectedLine } from '../../support/tui.js';
 
-const STEPS = fileURLToPath(new URL('../../fixtures/plugins/board-steps', import.meta.url));
 const GATE =
   'name: gate\nsteps:\n  - id: hello\n    type: command\n    run: echo hi\n  - id: check\n    type: manual\n    instructions: look\n';
 
@@ -76,10 +76,43 @@ describe('actions by key', () => {
     ]);
   });
 
-  it('answers the question a step parks on, and shows the answer in the live output', async () => {
-    const { t, client } = await listeningApp({ config: `plugins:\n  - ${STEPS}\n` });
+  it('retries a failed agent step with a prompt override, which reaches the agent CLI', async () => {
+    const record = join(tempDir(), 'claude.jsonl');
+    const { t, client } = await listeningApp({
+      config: agentConfig({ FAKE_CLAUDE_SCENARIO: 'fail', FAKE_CLAUDE_RECORD: record }),
+    });
     const { project } = await addProject(t, {
-      asks: 'name: asks\nsteps:\n  - id: pick\n    type: ask\n    question: Which colour?\n    options: [red, blue]\n  - id: gate\n    type: manual\n    instructions: done\n',
+      work: agentWorkflow('work', { agent: 'claude', max_retries: 0 }),
+    });
+    const task = await createTask(t, { project_id: project.id, title: 'Work', workflow: 'work' });
+    await waitState(t, task.id, 'blocked');
+    const b = renderBoard(client);
+    await b.select(task.id);
+    await b.press('r');
+    await b.until(`#${task.id} prompt override (empty: none)`);
+    await b.press('Try the other file', 'enter');
+    await b.until(`#${task.id} retry: now queued`);
+    await waitState(t, task.id, 'blocked');
+    const steps = await t.json<Array<{ prompt_override: string | null }>>(
+      'GET',
+      `/v1/tasks/${task.id}/steps`,
+    );
+    expect(steps.map((s) => s.prompt_override)).toEqual([null, 'Try the other file']);
+    const prompts = records(record)
+      .filter((r) => r.event === 'stdin')
+      .map((r) => String(r.data));
+    expect(prompts.findIndex((p) => p.includes('Do Work'))).toBeGreaterThanOrEqual(0);
+    expect(prompts.findIndex((p) => p.includes('Try the other file'))).toBeGreaterThan(
+      prompts.findIndex((p) => p.includes('Do Work')),
+    );
+  });
+
+  it('answers an agent’s questions one by one, several options for a multi-select', async () => {
+    const { t, client } = await listeningApp({
+      config: agentConfig({ FAKE_CLAUDE_SCENARIO: 'ask-question', FAKE_CLAUDE_ASK_MULTI: '1' }),
+    });
+    const { project } = await addProject(t, {
+      asks: agentWorkflow('asks', { agent: 'claude', max_retries: 0 }),
     });
     const task = await createTask(t, { project_id: project.id, title: 'Ask', workflow: 'asks' });
     await waitState(t, task.id, 'awaiting_input');
@@ -87,15 +120,21 @@ describe('actions by key', () => {
     await b.select(task.id);
     await b.press('enter');
     await b.until('the agent asks: Which colour?');
-    expect(b.frame()).toContain('   2. blue');
+    expect(b.frame()).toContain('   2. Blue');
     await b.press('i');
-    await b.until(`#${task.id} question 1/1: Which colour? — 1. red  2. blue`);
+    await b.until(`#${task.id} question 1/2: Which colour? — 1. Red  2. Blue`);
     await b.press('7', 'enter');
     await b.until('pick a number from 1 to 2');
     await b.press('backspace', '2', 'enter');
+    await b.until(`#${task.id} question 2/2: Which toppings?`);
+    await b.press('1,2', 'enter');
     await b.until(`#${task.id} answer: now running`);
-    await b.until('answer: blue');
-    await waitState(t, task.id, 'awaiting_gate');
+    // The fake claude echoes what it was told, live, in the open pane.
+    await b.until('answered: {"Which colour?":"Blue","Which toppings?":"Cheese,Olives"}');
+    await waitState(t, task.id, 'done');
+    // claude reports a cost: the row shows it.
+    await b.press('escape');
+    await b.until(new RegExp(`#${task.id}\\s+done\\s+1/1\\s+\\$0\\.01`));
   });
 
   it('pauses a running task at the step boundary and resumes it', async () => {
