@@ -174,7 +174,7 @@ export class Engine {
   /** Re-queues a parked parent whose join can run now. */
   maybeJoin(parentId: number): void {
     const parent = this.tasks.get(parentId);
-    if (!parent || parent.state !== 'awaiting_children') return;
+    if (parent?.state !== 'awaiting_children') return;
     const lanes = this.d.store.db
       .prepare('SELECT state FROM tasks WHERE parent_task_id = ? AND spawned_by_index = ?')
       .all(parent.id, parent.current_step) as Array<{ state: string }>;

@@ -9,7 +9,6 @@ import type { Timer } from '../clock/index.js';
 import { formatMs } from '../clock/index.js';
 import { isSvcError } from '../errors.js';
 import type {
-  ChildVerdict,
   FlowContext,
   FlowOutcome,
   LaneSpec,

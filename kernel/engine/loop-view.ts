@@ -25,7 +25,7 @@ export function loopView(
   ceiling: number,
 ): LoopView | undefined {
   const step = snapshot?.steps[task.current_step];
-  if (!step || step.type !== 'loop') return undefined;
+  if (step?.type !== 'loop') return undefined;
   const body = (Array.isArray(step.steps) ? step.steps : []) as StepDef[];
   const driver = typeof step.count === 'number' ? 'count' : 'for_each';
   const max =

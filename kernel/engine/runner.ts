@@ -163,7 +163,7 @@ export class Runner {
   private async loop(taskId: number, entry: Active): Promise<void> {
     const { deps } = this;
     let task = deps.tasks.get(taskId);
-    if (!task || task.state !== 'running') return;
+    if (task?.state !== 'running') return;
     const project = deps.projects.get(task.project_id);
     if (!project) {
       this.block(task, 'project_path_missing', 'the project no longer exists');
@@ -209,7 +209,7 @@ export class Runner {
     for (;;) {
       if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
       task = deps.tasks.get(taskId);
-      if (!task || task.state !== 'running') return;
+      if (task?.state !== 'running') return;
       if (task.pause_requested) {
         deps.states.move(taskId, 'running', 'paused', { pause_requested: 0 });
         return;
@@ -659,7 +659,7 @@ export class Runner {
     }
     if (entry.ac.signal.aborted) return 'stop';
     const now = deps.tasks.get(task.id);
-    if (!now || now.state !== 'running') return 'stop';
+    if (now?.state !== 'running') return 'stop';
     deps.states.move(task.id, 'running', 'blocked', {
       block_reason: spec.block_reason,
       block_detail: spec.block_detail,

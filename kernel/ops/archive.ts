@@ -15,9 +15,14 @@
  */
 import {
   chmodSync,
+  constants,
+  copyFileSync,
+  type Dirent,
   existsSync,
   linkSync,
+  mkdirSync,
   mkdtempSync,
+  readdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -89,6 +94,37 @@ async function copyDatabase(db: Db, dest: string): Promise<number> {
 }
 
 /**
+ * Copies the regular files and directories of `from` to `to` (symlinks and anything else are
+ * left out: svc writes none there), tolerating files that vanish meanwhile. Returns the bytes copied.
+ */
+function snapshotTree(from: string, to: string): number {
+  mkdirSync(to, { recursive: true, mode: 0o700 });
+  let bytes = 0;
+  let names: Dirent[];
+  try {
+    names = readdirSync(from, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of names) {
+    const src = join(from, entry.name);
+    const dest = join(to, entry.name);
+    if (entry.isDirectory()) bytes += snapshotTree(src, dest);
+    else if (entry.isFile()) {
+      try {
+        copyFileSync(src, dest, constants.COPYFILE_FICLONE);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw err;
+      }
+      chmodSync(dest, 0o600);
+      bytes += statSync(dest).size;
+    }
+  }
+  return bytes;
+}
+
+/**
  * Writes the archive to `target` (absolute, not existing, in an existing directory). The staging
  * directory is created beside `target` so the final link never crosses filesystems.
  */
@@ -114,39 +150,27 @@ export async function writeArchive(src: ArchiveSources, target: string): Promise
       mode: 0o600,
     });
 
-    // Absolute source → name inside the archive. Entries are added relative to `/` and renamed
-    // as they are written, so three trees from three places land side by side.
-    const mapping: Array<[string, string]> = [
-      [join(stage, ARCHIVE_MANIFEST), ARCHIVE_MANIFEST],
-      [dbCopy, ARCHIVE_DB],
+    // The trees are copied into the stage before tar reads them: tar refuses a file that grows
+    // between its stat and its read ("did not encounter expected EOF"), and a running step's
+    // transcript grows all the time. A copy is a fixed snapshot (a reflink where the filesystem
+    // has them, so usually no extra space).
+    let transcriptBytes = 0;
+    const trees: Array<[string, string]> = [
       [src.paths.transcriptsDir, ARCHIVE_TRANSCRIPTS],
       [src.paths.workflowsDir, ARCHIVE_WORKFLOWS],
-    ].filter(([from]) => existsSync(from as string)) as Array<[string, string]>;
-    const rename = (p: string): string => {
-      const abs = `/${p.replace(/\/$/, '')}`;
-      for (const [from, to] of mapping) {
-        if (abs === from) return p.endsWith('/') ? `${to}/` : to;
-        if (abs.startsWith(`${from}/`))
-          return to + abs.slice(from.length) + (p.endsWith('/') ? '/' : '');
-      }
-      return p;
-    };
-    let transcriptBytes = 0;
+    ];
+    for (const [from, to] of trees) {
+      if (!existsSync(from)) continue;
+      const bytes = snapshotTree(from, join(stage, to));
+      if (to === ARCHIVE_TRANSCRIPTS) transcriptBytes = bytes;
+    }
+    const entries = [ARCHIVE_MANIFEST, ARCHIVE_DB, ARCHIVE_TRANSCRIPTS, ARCHIVE_WORKFLOWS].filter(
+      (name) => existsSync(join(stage, name)),
+    );
     const archive = join(stage, 'archive.tar.gz');
     await tarCreate(
-      {
-        gzip: true,
-        file: archive,
-        cwd: '/',
-        mode: 0o600,
-        onWriteEntry: (entry) => {
-          entry.path = rename(entry.path);
-          if (entry.type === 'Link' && entry.linkpath) entry.linkpath = rename(entry.linkpath);
-          if (entry.type === 'File' && entry.path.startsWith(`${ARCHIVE_TRANSCRIPTS}/`))
-            transcriptBytes += entry.stat?.size ?? 0;
-        },
-      },
-      mapping.map(([from]) => from.slice(1)),
+      { gzip: true, file: archive, cwd: stage, mode: 0o600, portable: true },
+      entries,
     );
     chmodSync(archive, 0o600);
     linkSync(archive, target);

@@ -9,6 +9,20 @@
 
 /** Durations as users write them (`45m`, `1h30m`): milliseconds, or null when not a duration. */
 export { tryParseDuration } from '../config/duration.js';
+export {
+  compareSemver,
+  inWindow,
+  isRecord,
+  type Json,
+  num,
+  oneLine,
+  parseLine,
+  plausibleReset,
+  semver,
+  str,
+  tail,
+  toolSummary,
+} from './adapter-kit.js';
 export type {
   AgentAdapter,
   AgentCatalogue,

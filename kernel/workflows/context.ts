@@ -100,6 +100,10 @@ export interface TemplateContext {
   LastFailure: LastFailureContext;
   /** Conflicted paths; only non-empty for a merge resolver. */
   Conflicts: string[];
+  /**
+   * Filled in trigger templates; empty in a step, so a workflow that names `.Event` still renders.
+   * Event values reach a task as its fields instead (decision 088).
+   */
   Event: EventContext;
 }
 

@@ -6,8 +6,8 @@ import type {
   InputRequest,
   PendingInput,
 } from '../../../kernel/plugin/index.js';
+import { isRecord } from '../../../kernel/plugin/index.js';
 import type { ClaudeRequestPayload } from './parse.js';
-import { isRecord } from './util.js';
 
 /** SPEC §4.4 answer body; unknown keys are dropped, the route owns body strictness. */
 const AnswerBodySchema = z.object({

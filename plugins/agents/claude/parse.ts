@@ -20,7 +20,7 @@ import {
   str,
   tail,
   toolSummary,
-} from './util.js';
+} from '../../../kernel/plugin/index.js';
 
 /** Payload an input request carries for `input.answer` / `input.deny` (adapter-private). */
 export interface ClaudeRequestPayload {

@@ -1,6 +1,6 @@
 import type { AgentProbe, ProbeContext, ProbeOutcome } from '../../../kernel/plugin/index.js';
+import { inWindow, isRecord, parseLine, semver, str } from '../../../kernel/plugin/index.js';
 import { LOGGED_IN_PROBE_WINDOW } from './traits.js';
-import { inWindow, isRecord, parseLine, semver, str } from './util.js';
 
 const VERSION_TIMEOUT_MS = 20_000;
 const AUTH_TIMEOUT_MS = 20_000;

@@ -1,6 +1,6 @@
 import type { AgentSkill, ProbeContext } from '../../../kernel/plugin/index.js';
+import { isRecord, str } from '../../../kernel/plugin/index.js';
 import { CONTROL_ARGS, findControlResponse, PROBE_ENV } from './probe.js';
-import { isRecord, str } from './util.js';
 
 const SKILLS_TIMEOUT_MS = 25_000;
 export const INITIALIZE_REQUEST_ID = 'svc-initialize';

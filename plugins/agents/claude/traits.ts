@@ -4,7 +4,7 @@ import type {
   InputVerdict,
   VersionWindow,
 } from '../../../kernel/plugin/index.js';
-import { inWindow } from './util.js';
+import { inWindow } from '../../../kernel/plugin/index.js';
 
 export const BINARY = 'claude';
 

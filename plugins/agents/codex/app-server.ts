@@ -1,5 +1,5 @@
 import type { ProbeContext, ProbeOutcome } from '../../../kernel/plugin/index.js';
-import { isRecord, parseLine } from './util.js';
+import { isRecord, parseLine } from '../../../kernel/plugin/index.js';
 
 /**
  * `codex app-server` speaks newline-delimited JSON-RPC 2.0 on stdio (its replies omit "jsonrpc").

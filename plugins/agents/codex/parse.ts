@@ -7,7 +7,15 @@ import type {
   RunUsage,
   ToolUse,
 } from '../../../kernel/plugin/index.js';
-import { isRecord, type Json, num, oneLine, parseLine, str, tail } from './util.js';
+import {
+  isRecord,
+  type Json,
+  num,
+  oneLine,
+  parseLine,
+  str,
+  tail,
+} from '../../../kernel/plugin/index.js';
 
 /**
  * The CLI's own usage-limit sentence on `turn.failed` (0.169 writes U+2019, 0.142.5 an ASCII

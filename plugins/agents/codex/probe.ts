@@ -1,6 +1,6 @@
 import type { AgentProbe, ProbeContext, ProbeOutcome } from '../../../kernel/plugin/index.js';
+import { isRecord, semver, str } from '../../../kernel/plugin/index.js';
 import { callAppServer } from './app-server.js';
-import { isRecord, semver, str } from './util.js';
 
 const VERSION_TIMEOUT_MS = 20_000;
 const LOGIN_TIMEOUT_MS = 20_000;

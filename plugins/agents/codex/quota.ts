@@ -4,8 +4,8 @@ import type {
   QuotaReading,
   QuotaWindow,
 } from '../../../kernel/plugin/index.js';
+import { isRecord, type Json, num, str } from '../../../kernel/plugin/index.js';
 import { callAppServer } from './app-server.js';
-import { isRecord, type Json, num, str } from './util.js';
 
 export const QUOTA_SOURCE = 'codex_app_server';
 

@@ -1,6 +1,6 @@
 import type { AgentSkill, ProbeContext } from '../../../kernel/plugin/index.js';
+import { isRecord, str } from '../../../kernel/plugin/index.js';
 import { callAppServer } from './app-server.js';
-import { isRecord, str } from './util.js';
 
 /** `skills/list` answers `data[{cwd, skills[{name, description, enabled, …}]}]`; disabled skills are left out. */
 export function parseSkills(result: unknown): AgentSkill[] | null {

@@ -7,7 +7,16 @@ import type {
   ToolResult,
   ToolUse,
 } from '../../../kernel/plugin/index.js';
-import { isRecord, type Json, num, oneLine, parseLine, str, tail, toolSummary } from './util.js';
+import {
+  isRecord,
+  type Json,
+  num,
+  oneLine,
+  parseLine,
+  str,
+  tail,
+  toolSummary,
+} from '../../../kernel/plugin/index.js';
 
 /** `{editToolCall: {args, result?}, toolCallId, …}` → the `…ToolCall` entry and its name. */
 function toolEntry(toolCall: unknown): { name: string; body: Json } | undefined {

@@ -5,12 +5,7 @@
  * extent never shrinks below them. `break` true leaves the loop (it succeeds); `condition` false
  * ends the iteration. A list longer than the ceiling blocks `loop_limit` before iteration 1.
  */
-import type {
-  FlowContext,
-  FlowOutcome,
-  LoopPosition,
-  StepFlow,
-} from '../../../kernel/plugin/index.js';
+import type { FlowOutcome, LoopPosition, StepFlow } from '../../../kernel/plugin/index.js';
 
 type Body = Record<string, unknown> & { id: string; type: string };
 

@@ -1,6 +1,6 @@
 // Issue 10 point 6: steps in a container of the configured runtime, against a fake runtime CLI on
 // PATH that records its argv and runs the command locally (no container engine runs here).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,10 @@ import {
   waitState,
 } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
+
+// A shell line, not a JS template: the `${...}` is the shell's default-value expansion.
+// biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax on purpose
+const INSIDE_CMD = 'echo "$FROM_POLICY:${SVC_HOST_SECRET:-unset}:$HOME" > inside.txt';
 
 const FAKE = fileURLToPath(new URL('../../fixtures/fake-runtime', import.meta.url));
 const saved = { ...process.env };
@@ -71,11 +75,7 @@ describe('containerized steps', () => {
     const prevHome = process.env.HOME;
     process.env.HOME = home;
     const { project } = await addProject(t, {
-      c: commandWorkflow(
-        'c',
-        'echo "$FROM_POLICY:${SVC_HOST_SECRET:-unset}:$HOME" > inside.txt',
-        '    check: test -f inside.txt\n',
-      ),
+      c: commandWorkflow('c', INSIDE_CMD, '    check: test -f inside.txt\n'),
     });
     const task = await createTask(t, { project_id: project.id, title: 'in a box', workflow: 'c' });
     const done = await waitState(t, task.id, 'done');
@@ -98,12 +98,7 @@ describe('containerized steps', () => {
       ]),
     );
     expect(a[a.indexOf('-w') + 1]).toBe(wt);
-    expect(a.slice(a.indexOf('node:20'))).toEqual([
-      'node:20',
-      '/bin/sh',
-      '-c',
-      'echo "$FROM_POLICY:${SVC_HOST_SECRET:-unset}:$HOME" > inside.txt',
-    ]);
+    expect(a.slice(a.indexOf('node:20'))).toEqual(['node:20', '/bin/sh', '-c', INSIDE_CMD]);
     expect(a).toContain('--add-host');
     expect(a.join(' ')).not.toContain('yes-please');
     expect(main?.env?.SVC_TASK_ID).toBe(String(task.id));

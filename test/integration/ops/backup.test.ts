@@ -1,6 +1,7 @@
 // SPEC §4.1 POST /v1/daemon/backup and backup rules 1–5, §2.9 backup result; issue 10 point 2:
 // a backup taken while a task writes, restored into a fresh data directory with every task and
 // transcript intact; refusals; `svc restore` only with the daemon down.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { list as tarList } from 'tar';
@@ -333,6 +334,34 @@ describe('svc restore', () => {
       expect(result.path).toMatch(/svc-backup-\d{8}T\d{6}Z\.tar\.gz$/);
     } finally {
       process.chdir(cwd);
+    }
+  });
+});
+
+describe('backup while transcripts grow', () => {
+  it('archives files that grow between being listed and being read (a fixed snapshot of each)', async () => {
+    const t = await buildTestApp();
+    // Many transcripts whose sizes are not block multiples, appended to by another process for
+    // the whole backup: tar alone refuses a file that grows under it.
+    const dir = join(t.paths.transcriptsDir, '1');
+    mkdirSync(dir, { recursive: true });
+    const files = [...Array(200).keys()].map((i) => join(dir, `${i}.jsonl`));
+    for (const f of files) writeFileSync(f, `${'x'.repeat(700)}\n`);
+    const script = `const fs=require('node:fs');const files=${JSON.stringify(files)};
+      for(;;){for(const f of files)fs.appendFileSync(f,'{"line":"more"}\\n');}`;
+    const writer = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    onTestFinished(() => {
+      writer.kill('SIGKILL');
+    });
+    for (let round = 0; round < 3; round++) {
+      const archive = join(tempDir(), `grow-${round}.tar.gz`);
+      const res = await t.api('POST', '/v1/daemon/backup', { path: archive });
+      expect(res.statusCode, res.body).toBe(200);
+      const names = await entries(archive);
+      expect(
+        names.filter((n) => n.startsWith('transcripts/1/') && n.endsWith('.jsonl')).length,
+      ).toBe(200);
+      expect(statSync(archive).mode & 0o777).toBe(0o600);
     }
   });
 });

@@ -17,7 +17,7 @@ const folders = (kind: string) =>
     .map((d) => d.name)
     .sort();
 
-function registered(plugin: SvcPlugin) {
+function registered(_plugin: SvcPlugin) {
   const got: Array<{ kind: string; id: string }> = [];
   const api: PluginApi = {
     registerStepType: (s) => got.push({ kind: 'step', id: s.meta.type }),

@@ -1,5 +1,8 @@
-// Small JSON and text helpers. Each agent plugin keeps its own copy: a plugin folder imports only
-// the kernel's plugin door, never a sibling plugin (one folder = one contribution).
+/**
+ * The adapter kit: small JSON, text and version helpers every agent adapter's stream parser and
+ * probe need. They live behind the plugin door so an adapter folder imports only the kernel's
+ * plugin API, never a sibling plugin, and the three built-in adapters share one copy.
+ */
 
 export type Json = Record<string, unknown>;
 
