@@ -1,6 +1,6 @@
 // Issue 12 point 1: actions by key against a real daemon (agent CLIs faked) — approve, reject, answer, retry with
 // override, pause, resume, cancel, archive, follow-up, open chat — with tui.keys rebinding.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
@@ -135,6 +135,27 @@ describe('actions by key', () => {
     // claude reports a cost: the row shows it.
     await b.press('escape');
     await b.until(new RegExp(`#${task.id}\\s+done\\s+1/1\\s+\\$0\\.01`));
+  });
+
+  it('answers an agent’s permission request with y, and the agent goes on to use it', async () => {
+    const { t, client } = await listeningApp({
+      config: agentConfig({ FAKE_CLAUDE_SCENARIO: 'permission' }),
+    });
+    const { project } = await addProject(t, {
+      asks: agentWorkflow('asks', { agent: 'claude', max_retries: 0 }),
+    });
+    const task = await createTask(t, { project_id: project.id, title: 'Write', workflow: 'asks' });
+    await waitState(t, task.id, 'awaiting_input');
+    const b = renderBoard(client);
+    await b.select(task.id);
+    await b.press('enter');
+    await b.until('the agent asks permission: Write');
+    await b.press('i');
+    await b.until(`#${task.id} allow Write? y/n`);
+    await b.press('y', 'enter');
+    await b.until(`#${task.id} answer: now running`);
+    const done = await waitState(t, task.id, 'done');
+    expect(readFileSync(join(String(done.worktree_path), 'hello.txt'), 'utf8')).toBe('hello\n');
   });
 
   it('pauses a running task at the step boundary and resumes it', async () => {
