@@ -12,8 +12,17 @@ type Json = Record<string, unknown>;
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** Transcript lines (NDJSON) as a reader wants them: output text and the commands started. */
-export function transcriptLines(text: string): string[] {
+/** Stands for agent-stream lines the pane does not render (decision 145). */
+export function agentStreamNote(taskId: number | string): string {
+  return `… earlier agent output: svc task logs ${taskId}`;
+}
+
+/**
+ * Transcript lines (NDJSON) as a reader wants them: output text and the commands started. A run
+ * of raw agent-stream lines becomes one note, so an agent step's pane never looks empty.
+ */
+export function transcriptLines(text: string, taskId: number | string = '<id>'): string[] {
+  const note = agentStreamNote(taskId);
   const out: string[] = [];
   for (const line of text.split('\n')) {
     if (!line) continue;
@@ -27,7 +36,9 @@ export function transcriptLines(text: string): string[] {
     if (j.type === 'svc.output') out.push(j.stream === 'stderr' ? `! ${str(j.text)}` : str(j.text));
     else if (j.type === 'svc.command_started') out.push(`$ ${str(j.command)}`);
     else if (j.type === 'svc.stderr') out.push(`! ${str(j.text)}`);
-    // Raw agent stream lines stay in the transcript (`svc task logs --raw`); live frames render them.
+    // Raw agent stream lines are each CLI's own format, left to `svc task logs`; live frames
+    // render them as they come.
+    else if (!str(j.type).startsWith('svc.') && out.at(-1) !== note) out.push(note);
   }
   return out;
 }

@@ -187,7 +187,7 @@ export function App({
             dispatch({
               type: 'output',
               taskId: openId,
-              lines: tail ? transcriptLines(tail.text) : [],
+              lines: tail ? transcriptLines(tail.text, openId) : [],
               reset: true,
             });
           } catch (err) {

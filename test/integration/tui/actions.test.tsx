@@ -121,6 +121,8 @@ describe('actions by key', () => {
     await b.press('enter');
     await b.until('the agent asks: Which colour?');
     expect(b.frame()).toContain('   2. Blue');
+    // What the agent printed before the pane opened is in its CLI's own format: a pointer to it.
+    await b.until(`… earlier agent output: svc task logs ${task.id}`);
     await b.press('i');
     await b.until(`#${task.id} question 1/2: Which colour? — 1. Red  2. Blue`);
     await b.press('7', 'enter');

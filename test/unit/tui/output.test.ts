@@ -1,6 +1,11 @@
 // Issue 12 point 1: the detail pane's live output (docs/events.md framing).
 import { describe, expect, it } from 'vitest';
-import { appendOutput, liveLines, transcriptLines } from '../../../cli/tui/output.js';
+import {
+  agentStreamNote,
+  appendOutput,
+  liveLines,
+  transcriptLines,
+} from '../../../cli/tui/output.js';
 
 describe('output', () => {
   it('reads a transcript tail: output text and the commands started', () => {
@@ -8,11 +13,23 @@ describe('output', () => {
       JSON.stringify({ type: 'svc.command_started', command: 'npm test' }),
       JSON.stringify({ type: 'svc.output', stream: 'stdout', text: 'ok' }),
       JSON.stringify({ type: 'svc.output', stream: 'stderr', text: 'warn' }),
-      JSON.stringify({ type: 'assistant', message: {} }),
+      JSON.stringify({ type: 'svc.agent_debug', argv: [] }),
       'not json',
       '',
     ].join('\n');
     expect(transcriptLines(t)).toEqual(['$ npm test', 'ok', '! warn', 'not json']);
+  });
+
+  it('stands one note for a run of raw agent-stream lines', () => {
+    const t = [
+      JSON.stringify({ type: 'system', subtype: 'init' }),
+      JSON.stringify({ type: 'assistant', message: {} }),
+      JSON.stringify({ type: 'svc.output', stream: 'stdout', text: 'between' }),
+      JSON.stringify({ type: 'item.completed', item: {} }),
+    ].join('\n');
+    const note = agentStreamNote(7);
+    expect(note).toBe('… earlier agent output: svc task logs 7');
+    expect(transcriptLines(t, 7)).toEqual([note, 'between', note]);
   });
 
   it('renders live frames and drops what the transcript already held', () => {
