@@ -14,6 +14,7 @@ import type { Engine } from './engine/index.js';
 import { EventLog } from './events/index.js';
 import { ForgeReconciler, ForgeService } from './forge/index.js';
 import { StreamSet } from './http/sse.js';
+import { McpService } from './mcp/index.js';
 import {
   type AgentFactsSource,
   BackupService,
@@ -56,6 +57,8 @@ export interface Services {
   retention: RetentionService;
   updates: UpdateService;
   doctor: DoctorService;
+  /** The MCP server: `/mcp`, the per-step endpoints and their wiring (SPEC §4.7). */
+  mcp: McpService;
   paths: Paths;
   clock: Clock;
   logger: Logger;
@@ -191,6 +194,8 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
           queue: c.opsQueue,
         }),
     ).singleton(),
+    // Given the cradle itself: tools reach every service lazily, the engine included.
+    mcp: asFunction(() => new McpService(container.cradle)).singleton(),
     // The projects store is the lookup; a seed may stand in for it.
     projectLookup: asFunction(
       ({ projects }: Services) => seed.projectLookup ?? projects,

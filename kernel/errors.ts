@@ -96,6 +96,17 @@ export class SvcError extends Error {
   }
 }
 
+/** The wire envelope of SPEC §7, written by the HTTP error handler and the MCP tool results alike. */
+export interface ErrorEnvelope {
+  error: { code: ErrorCode; message: string; details?: ErrorDetails };
+}
+
+export function envelopeOf(err: SvcError): ErrorEnvelope {
+  const body: ErrorEnvelope = { error: { code: err.code, message: err.message } };
+  if (err.details) body.error.details = err.details;
+  return body;
+}
+
 export function isSvcError(e: unknown): e is SvcError {
   return (
     typeof e === 'object' &&

@@ -21,6 +21,7 @@ import {
   type WorkflowPort,
 } from './engine/index.js';
 import { buildApp, type RouteModule, routeModules } from './http/index.js';
+import { mcpRoutes } from './mcp/index.js';
 import { contributeOpsInfo } from './ops/index.js';
 import { loadPlugins, Registry } from './plugin/index.js';
 import { openDatabase, Store } from './store/index.js';
@@ -50,6 +51,12 @@ export interface KernelOptions {
   startOps?: boolean;
   /** The host as workflow `platforms` see it (tests of `unsupported`). */
   hostPlatform?: HostPlatform;
+  /**
+   * Binds the listener once the app is ready and before the engine starts (`svc daemon run`), so
+   * work resumed at start finds it: an agent step's MCP endpoint names the port (decision 122).
+   * Absent: the caller listens later, or never (tests through `inject`).
+   */
+  listen?: (app: FastifyInstance, services: Services) => Promise<void>;
 }
 
 export interface Kernel {
@@ -143,10 +150,23 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   const app = buildApp({
     token,
     logger,
+    scopedAuth: [services.mcp.stepAuth],
     routes: (a) => {
-      for (const mod of [...routeModules, ...(opts.extraRoutes ?? [])]) mod(a, services);
+      for (const mod of [...routeModules, mcpRoutes, ...(opts.extraRoutes ?? [])]) mod(a, services);
     },
   });
+  // The per-step MCP endpoints name the address the daemon actually listens on.
+  services.mcp.address = () => app.server.address();
+  // The agent step's seam (decision 122): `services.mcp.endpointFor(taskId, runId)`.
+  services.engine.stepServices.mcp = {
+    endpointFor: (taskId: number, runId: number) => services.mcp.endpointFor(taskId, runId),
+  };
+  // The endpoint of an agent that runs restricted holds it to that (decision 125).
+  services.agents.wireMcp(async (ctx) =>
+    services.mcp.endpointFor(ctx.task.id, ctx.step.run_id, {
+      restricted: ctx.task.restricted || ctx.setting('permission_mode') === 'restricted',
+    }),
+  );
   contributeOpsInfo({
     daemon,
     store,
@@ -157,6 +177,17 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     updates: services.updates,
   });
   await app.ready();
+  if (opts.listen) {
+    try {
+      await opts.listen(app, services);
+    } catch (err) {
+      await app.close();
+      await services.workflows.close();
+      await config.close();
+      store.close();
+      throw err;
+    }
+  }
   if (opts.startEngine !== false) services.engine.start();
   services.engine.addViewDecorator((task, _snap, view) => {
     services.forgeReconciler.decorate(task.id, view);
@@ -221,6 +252,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       ]);
       await services.engine.stop();
       services.streams.closeAll();
+      await services.mcp.closeAll();
       await services.workflows.close();
       await app.close();
       await config.close();

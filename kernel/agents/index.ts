@@ -13,6 +13,12 @@ export { type Location, locateBinary } from './locate.js';
 export { probeRunner } from './probe-runner.js';
 export { type QuotaBlock, QuotaBook, READING_REFRESH_MS, ZERO_TIME } from './quota.js';
 export { type AgentRecord, buildRecord, type CatalogueValue, mergeCatalogue } from './record.js';
+export {
+  AgentsQuerySchema,
+  agentList,
+  type ResolveDeps,
+  resolveRequest,
+} from './requests.js';
 export { agentSteps, resolveAgentValues, type StepScope } from './resolve.js';
 export { QuotaPushSchema, ResolveBodySchema } from './schemas.js';
 export {

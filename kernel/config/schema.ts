@@ -237,10 +237,14 @@ export const ConfigSchema = z
           .boolean()
           .default(true)
           .describe('Give each agent step an MCP server pointing back at svc.'),
-        max_depth: intAtLeast(1).default(3).describe('Deepest chain of tasks created through MCP.'),
+        max_depth: intAtLeast(1)
+          .default(3)
+          .describe('Deepest chain of tasks created through agent steps’ MCP endpoints.'),
         max_tasks: intAtLeast(1)
           .default(32)
-          .describe('Most tasks one task may create through MCP.'),
+          .describe(
+            'Most tasks created through MCP in one chain, at every depth, below the task that started it.',
+          ),
       })
       .prefault({}),
     forge: z

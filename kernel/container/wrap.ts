@@ -23,6 +23,12 @@ export interface WrapInput {
   /** The runtime client's own environment on the host (the environment policy as configured). */
   clientEnv: Record<string, string>;
   mounts: string[];
+  /**
+   * Host directories the step reads but must not change, mounted read-only at their own paths:
+   * the attempt's scratch directory, where the kernel wrote the files its CLI is pointed at
+   * (claude's `--mcp-config`, decision 126).
+   */
+  readOnlyMounts?: string[];
   interactive: boolean;
   home?: string;
 }
@@ -40,6 +46,7 @@ export function wrapInContainer(w: WrapInput): Wrapped {
   if (typeof process.getuid === 'function' && typeof process.getgid === 'function')
     args.push('--user', `${process.getuid()}:${process.getgid()}`);
   for (const m of [...new Set(w.mounts)]) args.push('-v', `${m}:${m}`);
+  for (const m of [...new Set(w.readOnlyMounts ?? [])]) args.push('-v', `${m}:${m}:ro`);
   const home = w.home ?? homedir();
   if (settings.mount_agent_config) {
     for (const rel of AGENT_CONFIG_PATHS) {

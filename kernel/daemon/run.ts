@@ -70,13 +70,23 @@ export async function runDaemon(
   };
 
   try {
-    kernel = await createKernel({ paths, logger: log.logger, onStopRequested: () => void stop() });
-    const listen = parseListen(kernel.services.config.current().listen);
-    if (!listen) throw new Error('listen is not host:port');
-    const host = listen.host === 'localhost' ? '127.0.0.1' : listen.host;
-    await kernel.app.listen({ host, port: listen.port });
+    let host = '';
+    let wanted = 0;
+    kernel = await createKernel({
+      paths,
+      logger: log.logger,
+      onStopRequested: () => void stop(),
+      // Listening before the engine starts: tasks resumed at start wire MCP to this port.
+      listen: async (app, services) => {
+        const listen = parseListen(services.config.current().listen);
+        if (!listen) throw new Error('listen is not host:port');
+        host = listen.host === 'localhost' ? '127.0.0.1' : listen.host;
+        wanted = listen.port;
+        await app.listen({ host, port: listen.port });
+      },
+    });
     const address = kernel.app.server.address();
-    const port = typeof address === 'object' && address ? address.port : listen.port;
+    const port = typeof address === 'object' && address ? address.port : wanted;
     kernel.services.daemon.port = port;
     kernel.services.daemon.host = host;
     const info: DaemonJson = {

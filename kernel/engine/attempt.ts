@@ -354,6 +354,9 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
           env: inside,
           clientEnv: baseEnv,
           mounts: [project.path, cwd],
+          // Files the kernel wrote for the CLI (its MCP config) live in the scratch directory,
+          // which the container must see at the same path (decision 126).
+          ...(scratch ? { readOnlyMounts: [scratch] } : {}),
           interactive: req.interactive === true,
         });
         const runtime = container.runtime;

@@ -37,6 +37,53 @@ export interface CreateDeps {
   chatClaim?(projectId: number, branch: string): number | null;
 }
 
+export interface CreateOptions {
+  idempotencyKey?: string;
+  /** How the task arrived (`api`, `mcp`, …), recorded as `created_via`. */
+  via?: string;
+  /**
+   * The task whose agent step asks, through its per-step MCP endpoint (SPEC §2.10
+   * `mcp.max_depth`, `mcp.max_tasks`; decision 123). The new task is recorded as its creation and
+   * both bounds are checked in the insert's transaction.
+   */
+  mcpCaller?: number;
+}
+
+/** Where a task created by `callerId` sits in its MCP chain, or the 400 naming the bound it passes. */
+export function mcpPlacement(
+  tasks: TasksTable,
+  db: Store['db'],
+  callerId: number,
+  bounds: { max_depth: number; max_tasks: number },
+): { created_by_task_id: number; mcp_origin_task_id: number; mcp_depth: number } {
+  const caller = tasks.get(callerId);
+  if (!caller) throw new SvcError('not_found', `task ${callerId} not found`);
+  // A lane belongs to its fan-out root's place in the chain: lanes are not MCP links.
+  const place = caller.root_task_id !== null ? (tasks.get(caller.root_task_id) ?? caller) : caller;
+  const depth = place.mcp_depth + 1;
+  const origin = place.mcp_origin_task_id ?? place.id;
+  if (depth > bounds.max_depth) {
+    throw new SvcError(
+      'validation_failed',
+      `a task created through MCP by task ${callerId} would be ${depth} links from task ${origin}, past mcp.max_depth (${bounds.max_depth})`,
+      { field: 'mcp.max_depth', limit: bounds.max_depth },
+    );
+  }
+  const made = (
+    db.prepare('SELECT COUNT(*) AS n FROM tasks WHERE mcp_origin_task_id = ?').get(origin) as {
+      n: number;
+    }
+  ).n;
+  if (made + 1 > bounds.max_tasks) {
+    throw new SvcError(
+      'validation_failed',
+      `task ${origin}'s MCP chain already holds ${made} tasks created through MCP, the mcp.max_tasks bound (${bounds.max_tasks})`,
+      { field: 'mcp.max_tasks', limit: bounds.max_tasks },
+    );
+  }
+  return { created_by_task_id: callerId, mcp_origin_task_id: origin, mcp_depth: depth };
+}
+
 export interface CreateResult {
   task: TaskRow;
   warnings: string[];
@@ -135,10 +182,7 @@ export class TaskCreator {
     }
   }
 
-  async create(
-    body: CreateTask,
-    opts: { idempotencyKey?: string; via?: string } = {},
-  ): Promise<CreateResult> {
+  async create(body: CreateTask, opts: CreateOptions = {}): Promise<CreateResult> {
     const { d } = this;
     let digest = '';
     if (opts.idempotencyKey !== undefined) {
@@ -239,9 +283,14 @@ export class TaskCreator {
           { field: 'branch_name' },
         );
       }
+      const mcp =
+        opts.mcpCaller !== undefined
+          ? mcpPlacement(d.tasks, d.store.db, opts.mcpCaller, config.mcp)
+          : {};
       const state = body.paused === true ? 'paused' : 'queued';
       const id = d.tasks.insert(
         newTask({
+          ...mcp,
           project_id: project.id,
           title,
           description: prefill.description,
@@ -290,6 +339,7 @@ export class TaskCreator {
           workflow: wf.snapshot.name ?? workflowName,
           workflow_origin: wf.origin,
           parent_task_id: null,
+          ...(opts.mcpCaller !== undefined ? { created_by_task_id: opts.mcpCaller } : {}),
         },
       );
       return { task: d.tasks.get(id) as TaskRow };

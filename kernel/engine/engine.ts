@@ -17,7 +17,7 @@ import type { ProjectService } from '../projects/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import { StepRunsTable, type Store, type TaskRow, TasksTable } from '../store/index.js';
 import { TaskActions } from './actions.js';
-import { TaskCreator } from './create.js';
+import { type CreateOptions, TaskCreator } from './create.js';
 import { InputBroker } from './input.js';
 import { loopView } from './loop-view.js';
 import { jsonOr, SETTLED_STATES, type WorkflowSnapshot } from './model.js';
@@ -303,7 +303,7 @@ export class Engine {
     };
   }
 
-  async create(body: CreateTask, opts: { idempotencyKey?: string; via?: string } = {}) {
+  async create(body: CreateTask, opts: CreateOptions = {}) {
     const r = await this.creator.create(body, opts);
     if (!r.replayed) this.d.scheduler.poke();
     return r;

@@ -7,7 +7,7 @@
  */
 
 export { branchFor, branchTemplateProblem } from './branch.js';
-export { bodyDigest, canonicalJson } from './create.js';
+export { bodyDigest, type CreateOptions, canonicalJson } from './create.js';
 export { Engine, type EngineDeps, type ListQuery } from './engine.js';
 export type { FollowUpSpec, StepDef, WorkflowOrigin, WorkflowSnapshot } from './model.js';
 export type {

@@ -78,6 +78,7 @@ export function taskView(task: TaskRow, ctx: ViewContext): Record<string, unknow
     parent_task_id: task.parent_task_id,
     lane_id: task.lane_id,
     lane_order: task.lane_order,
+    created_via: task.created_via,
     follow_up: task.followup_origin
       ? { origin: task.followup_origin, round: task.followup_round }
       : null,
@@ -89,6 +90,7 @@ export function taskView(task: TaskRow, ctx: ViewContext): Record<string, unknow
   };
   if (chatId !== null) view.open_chat_id = chatId;
   if (task.source_chat_id !== null) view.source_chat_id = task.source_chat_id;
+  if (task.created_by_task_id !== null) view.created_by_task_id = task.created_by_task_id;
   if (task.forge_issue) view.forge_issue = jsonOr<unknown>(task.forge_issue, null);
   if (task.forge_pull) view.forge_pull = jsonOr<unknown>(task.forge_pull, null);
   if (task.state === 'awaiting_input' && task.pending_input)

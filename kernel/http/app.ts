@@ -14,15 +14,24 @@ import fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
-import { errorCodes, isSvcError, SvcError } from '../errors.js';
+import { envelopeOf, errorCodes, isSvcError, SvcError } from '../errors.js';
 import { describeLimit, installBodyParser, ORDINARY_BODY_LIMIT } from './body.js';
-import { checkRequest } from './guard.js';
+import { checkRequest, type ScopedAuth } from './guard.js';
 
 export interface AppOptions {
   token: string;
   logger: Logger;
   /** Called with the app before routes are frozen; registers every route module. */
   routes: (app: FastifyInstance) => void;
+  /** Paths guarded by their own credential instead of the daemon token (decision 122). */
+  scopedAuth?: readonly ScopedAuth[];
+}
+
+const registered = new WeakMap<FastifyInstance, Array<{ method: string; url: string }>>();
+
+/** Every route the app registered, `HEAD` aside (parity tests: each route is a tool or excluded). */
+export function routesOf(app: FastifyInstance): Array<{ method: string; url: string }> {
+  return [...(registered.get(app) ?? [])];
 }
 
 /** Timeouts for requests arriving (SPEC §8 "The server also bounds…"); SSE responses have none. */
@@ -34,11 +43,10 @@ export const SERVER_TIMEOUTS = {
 };
 
 function sendError(reply: FastifyReply, err: SvcError): void {
-  const body: { error: { code: string; message: string; details?: Record<string, unknown> } } = {
-    error: { code: err.code, message: err.message },
-  };
-  if (err.details) body.error.details = err.details;
-  void reply.code(errorCodes[err.code].status).type('application/json; charset=utf-8').send(body);
+  void reply
+    .code(errorCodes[err.code].status)
+    .type('application/json; charset=utf-8')
+    .send(envelopeOf(err));
 }
 
 function translate(err: FastifyError | Error, req: FastifyRequest): SvcError {
@@ -90,7 +98,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   installBodyParser(app);
 
   app.addHook('onRequest', async (req) => {
-    checkRequest(req, opts.token);
+    checkRequest(req, opts.token, opts.scopedAuth);
   });
   // Requests are logged by method, route pattern and status only: URLs and headers can carry secrets.
   app.addHook('onResponse', async (req, reply) => {
@@ -113,10 +121,16 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   });
 
   const methodsByPath = new Map<string, Set<string>>();
+  const list: Array<{ method: string; url: string }> = [];
+  registered.set(app, list);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const set = methodsByPath.get(route.url) ?? new Set<string>();
-    for (const m of methods) if (m !== 'HEAD') set.add(m);
+    for (const m of methods) {
+      if (m === 'HEAD') continue;
+      set.add(m);
+      list.push({ method: m, url: route.url });
+    }
     methodsByPath.set(route.url, set);
   });
 

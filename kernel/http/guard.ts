@@ -2,6 +2,8 @@
  * The front door (SPEC §5): only loopback Host names (a page on a DNS-rebinding domain reaches
  * 127.0.0.1 with its own name in Host and gets nothing, decision 004), and a bearer token on every
  * route but `GET /v1/health`, compared in constant time. No CORS headers are ever sent.
+ * A scoped scheme may guard a path prefix with its own credential instead of the daemon token
+ * (the per-step MCP endpoints, decision 122); it never widens any other path.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
@@ -9,12 +11,16 @@ import { SvcError } from '../errors.js';
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
-export function isLoopbackHost(host: string | undefined): boolean {
-  if (!host) return false;
+/** The name of a Host header without its port, lower-cased (`[::1]` keeps its brackets). */
+function hostName(host: string): string {
   const name = host.startsWith('[')
     ? host.slice(0, host.indexOf(']') + 1)
     : host.replace(/:\d+$/, '');
-  return LOOPBACK_NAMES.has(name.toLowerCase());
+  return name.toLowerCase();
+}
+
+export function isLoopbackHost(host: string | undefined): boolean {
+  return host !== undefined && host !== '' && LOOPBACK_NAMES.has(hostName(host));
 }
 
 function digest(s: string): Buffer {
@@ -33,9 +39,32 @@ export function isPublicRoute(req: FastifyRequest): boolean {
   return req.method === 'GET' && (path === '/v1/health' || path === '/v1/health/');
 }
 
-export function checkRequest(req: FastifyRequest, token: string): void {
-  if (!isLoopbackHost(req.headers.host)) {
+/** A credential other than the daemon token, for the paths it matches only. */
+export interface ScopedAuth {
+  /** True for a path (no query) this scheme guards instead of the daemon token. */
+  matches(path: string): boolean;
+  /** Host names accepted on those paths besides loopback (a container runtime's host alias). */
+  hosts: readonly string[];
+  /** Throws an SvcError (unauthorized) unless the request carries this scheme's credential. */
+  check(req: FastifyRequest): void;
+}
+
+export function checkRequest(
+  req: FastifyRequest,
+  token: string,
+  scoped: readonly ScopedAuth[] = [],
+): void {
+  const path = req.url.split('?')[0] ?? '';
+  const scheme = scoped.find((a) => a.matches(path));
+  const host = req.headers.host;
+  const aliased =
+    scheme !== undefined && host !== undefined && scheme.hosts.includes(hostName(host));
+  if (!isLoopbackHost(host) && !aliased) {
     throw new SvcError('host_not_allowed', 'the Host header must name a loopback address');
+  }
+  if (scheme) {
+    scheme.check(req);
+    return;
   }
   if (isPublicRoute(req)) return;
   if (!tokenMatches(token, req.headers.authorization)) {

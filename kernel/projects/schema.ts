@@ -37,3 +37,11 @@ export const PatchProjectSchema = z.strictObject({
 
 export type CreateProject = z.infer<typeof CreateProjectSchema>;
 export type PatchProject = z.infer<typeof PatchProjectSchema>;
+
+/** `DELETE /v1/projects/{id}` query: `force` is on when present, unless it reads `false` or `0`. */
+export const DeleteProjectQuerySchema = z.object({
+  force: z
+    .string()
+    .optional()
+    .transform((v) => v !== undefined && v !== 'false' && v !== '0'),
+});

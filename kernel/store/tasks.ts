@@ -47,6 +47,12 @@ export interface TaskRow {
   forge_issue: string | null;
   forge_pull: string | null;
   created_via: string | null;
+  /** The task whose agent step created this one through its MCP endpoint (decision 123). */
+  created_by_task_id: number | null;
+  /** The first task of that MCP chain not itself created through MCP; null off the chain. */
+  mcp_origin_task_id: number | null;
+  /** Links from the origin down to this task through MCP creation; 0 off the chain. */
+  mcp_depth: number;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -108,6 +114,9 @@ export function newTask(
     forge_issue: null,
     forge_pull: null,
     created_via: null,
+    created_by_task_id: null,
+    mcp_origin_task_id: null,
+    mcp_depth: 0,
     updated_at: t.created_at,
     started_at: null,
     finished_at: null,

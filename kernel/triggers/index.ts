@@ -21,6 +21,14 @@ export { type DryPoll, dryPoll, dryTest, type PublicJudgement, validFile } from 
 export { type TriggerFile, TriggerFiles, versionOf } from './files.js';
 export { type Judgement, judge } from './judge.js';
 export {
+  TriggerDeliveriesQuerySchema,
+  TriggerTestBodySchema,
+  triggerDeliveries,
+  triggerDetail,
+  triggerFileRow,
+  triggerList,
+} from './requests.js';
+export {
   eventIdOf,
   idempotencyKey,
   MAX_EVENTS_PER_POLL,

@@ -70,6 +70,13 @@ export {
   type WorkflowListRow,
   WorkflowRegistry,
 } from './registry.js';
+export {
+  type ValidateWorkflowBody,
+  ValidateWorkflowBodySchema,
+  validateWorkflowRequest,
+  WorkflowDefinitionQuerySchema,
+  WorkflowListQuerySchema,
+} from './requests.js';
 export { type WorkflowSchemaDoc, workflowSchemaDoc } from './schema-doc.js';
 export {
   type CarriedDefaults,

@@ -1,28 +1,20 @@
 /**
  * Agent routes (SPEC §4.1, §4.3): the adapter records (`?refresh=true` re-probes, quota included),
  * the quota push (204; 404 for an unknown adapter; 400 for a body naming no window) and
- * `POST /v1/resolve`, what a candidate task's agent steps and branch would resolve to.
+ * `POST /v1/resolve`, what a candidate task's agent steps and branch would resolve to. The read
+ * side lives in kernel/agents/requests.ts, shared with the MCP tools (decision 121).
  */
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { previewBranch, previewSteps } from '../../agents/preview.js';
+import { AgentsQuerySchema, agentList, resolveRequest } from '../../agents/requests.js';
 import { QuotaPushSchema, ResolveBodySchema } from '../../agents/schemas.js';
 import type { Services } from '../../container.js';
 import { SvcError } from '../../errors.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
 import { parseWith } from '../validate.js';
 
-const AgentsQuerySchema = z.object({
-  refresh: z
-    .enum(['true', 'false', '1', '0'], { error: 'refresh must be true or false' })
-    .optional(),
-});
-
 export function agentsRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1/agents', async (req) => {
-    const q = parseWith(AgentsQuerySchema, req.query ?? {}, 'query');
-    const refresh = q.refresh === 'true' || q.refresh === '1';
-    return { agents: await s.agents.records(refresh ? 'fresh' : 'auto') };
+    return agentList(s.agents, parseWith(AgentsQuerySchema, req.query ?? {}, 'query'));
   });
 
   app.post<{ Params: { name: string } }>('/v1/agents/:name/quota', async (req, reply) => {
@@ -52,35 +44,7 @@ export function agentsRoutes(app: FastifyInstance, s: Services): void {
     return reply.code(204).send();
   });
 
-  app.post('/v1/resolve', { bodyLimit: LARGE_BODY_LIMIT }, async (req) => {
-    const body = parseWith(ResolveBodySchema, req.body);
-    const project = body.project_id !== undefined ? s.projects.get(body.project_id) : undefined;
-    if (body.project_id !== undefined && !project)
-      throw new SvcError(
-        'validation_failed',
-        `project_id ${body.project_id} does not name a project`,
-        { field: 'project_id' },
-      );
-    const name = body.workflow ?? project?.default_workflow ?? 'adhoc';
-    const snap = (() => {
-      try {
-        return s.workflows.snapshot(name, project?.id);
-      } catch (err) {
-        throw new SvcError('validation_failed', (err as Error).message, { field: 'workflow' });
-      }
-    })();
-    if (!snap.ok)
-      throw new SvcError(
-        'validation_failed',
-        `workflow ${name}: ${snap.errors.map((e) => e.message).join('; ')}`,
-        { field: 'workflow', errors: snap.errors },
-      );
-    return {
-      workflow: name,
-      steps: previewSteps(snap.snapshot, body, s.agents, s.registry),
-      ...(project && {
-        branch: previewBranch(body, project, s.config.current().branch_template),
-      }),
-    };
-  });
+  app.post('/v1/resolve', { bodyLimit: LARGE_BODY_LIMIT }, async (req) =>
+    resolveRequest(s, parseWith(ResolveBodySchema, req.body)),
+  );
 }

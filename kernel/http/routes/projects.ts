@@ -1,12 +1,12 @@
 /** Project routes (SPEC §4.2). Record fields: docs/projects.md. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../container.js';
-import { CreateProjectSchema, PatchProjectSchema } from '../../projects/index.js';
+import {
+  CreateProjectSchema,
+  DeleteProjectQuerySchema,
+  PatchProjectSchema,
+} from '../../projects/index.js';
 import { parseId, parseWith } from '../validate.js';
-
-function truthy(v: unknown): boolean {
-  return v !== undefined && v !== 'false' && v !== '0';
-}
 
 export function projectRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1/projects', async () => s.projects.list());
@@ -28,12 +28,10 @@ export function projectRoutes(app: FastifyInstance, s: Services): void {
     return project;
   });
 
-  app.delete<{ Params: { id: string }; Querystring: { force?: string } }>(
-    '/v1/projects/:id',
-    async (req, reply) => {
-      const id = parseId(req.params.id, 'project');
-      await s.engine.deleteProject(id, truthy(req.query.force));
-      return reply.code(204).send();
-    },
-  );
+  app.delete<{ Params: { id: string } }>('/v1/projects/:id', async (req, reply) => {
+    const id = parseId(req.params.id, 'project');
+    const q = parseWith(DeleteProjectQuerySchema, req.query ?? {}, 'query');
+    await s.engine.deleteProject(id, q.force);
+    return reply.code(204).send();
+  });
 }

@@ -16,8 +16,12 @@ import {
   dryTest,
   PatchTriggerSchema,
   patchTrigger,
+  TriggerDeliveriesQuerySchema,
+  TriggerTestBodySchema,
+  triggerDeliveries,
+  triggerDetail,
   triggerIdProblem,
-  triggerRow,
+  triggerList,
   triggerSchemaDoc,
 } from '../../triggers/index.js';
 import { LARGE_BODY_LIMIT, rawBodyOf } from '../body.js';
@@ -30,34 +34,9 @@ const ValidateSchema = z.strictObject({
   id: z.string().min(1).optional(),
 });
 
-const TestSchema = z.strictObject({
-  event: z.record(z.string(), z.unknown(), { error: 'event must be a JSON object' }),
-});
-
-const LimitSchema = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^\d{1,7}$/, 'limit must be a whole number from 1 to 1000')
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 1000, 'limit must be from 1 to 1000')
-    .optional(),
-});
-
 export function triggerRoutes(app: FastifyInstance, s: Services): void {
   const large = { bodyLimit: LARGE_BODY_LIMIT };
-  const row = (id: string) => {
-    const file = s.triggers.files.read(id);
-    if (!file) throw new SvcError('not_found', `trigger ${id} not found`);
-    return { file, row: triggerRow(file, s.triggers.globalOn, s.triggers.state.get(id)) };
-  };
-
-  app.get('/v1/triggers', async () => ({
-    enabled: s.triggers.globalOn,
-    dir: s.paths.triggersDir,
-    triggers: s.triggers.files
-      .list()
-      .map((f) => triggerRow(f, s.triggers.globalOn, s.triggers.state.get(f.id))),
-  }));
+  app.get('/v1/triggers', async () => triggerList(s.triggers, s.paths.triggersDir));
 
   app.post('/v1/triggers', async (req, reply) => {
     const body = parseWith(CreateTriggerSchema, req.body);
@@ -83,10 +62,7 @@ export function triggerRoutes(app: FastifyInstance, s: Services): void {
     return { valid: errors.length === 0, errors };
   });
 
-  app.get<IdParams>('/v1/triggers/:id', async (req) => {
-    const { file, row: r } = row(req.params.id);
-    return { ...r, source: file.text ?? '', definition: file.validation.definition };
-  });
+  app.get<IdParams>('/v1/triggers/:id', async (req) => triggerDetail(s.triggers, req.params.id));
 
   app.patch<IdParams>('/v1/triggers/:id', large, async (req) => {
     if (triggerIdProblem(req.params.id))
@@ -103,7 +79,7 @@ export function triggerRoutes(app: FastifyInstance, s: Services): void {
   );
 
   app.post<IdParams>('/v1/triggers/:id/test', large, async (req) => {
-    const body = parseWith(TestSchema, req.body);
+    const body = parseWith(TriggerTestBodySchema, req.body);
     return dryTest(s.triggers, req.params.id, body.event);
   });
 
@@ -116,13 +92,8 @@ export function triggerRoutes(app: FastifyInstance, s: Services): void {
   });
 
   app.get<IdParams>('/v1/triggers/:id/deliveries', async (req) => {
-    const { limit } = parseWith(LimitSchema, req.query ?? {}, 'query');
-    const id = req.params.id;
-    const known =
-      triggerIdProblem(id) === null &&
-      (s.triggers.files.read(id) !== null || s.triggers.deliveries.any(id));
-    if (!known) throw new SvcError('not_found', `trigger ${id} not found`);
-    return { deliveries: s.triggers.ledger(id, limit ?? 100) };
+    const { limit } = parseWith(TriggerDeliveriesQuerySchema, req.query ?? {}, 'query');
+    return triggerDeliveries(s.triggers, req.params.id, limit);
   });
 
   app.post<IdParams>(

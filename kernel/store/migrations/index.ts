@@ -9,6 +9,7 @@ import m0002 from './0002_tasks.js';
 import m0003 from './0003_flow.js';
 import m0004 from './0004_triggers.js';
 import m0005 from './0005_agents.js';
+import m0006 from './0006_mcp.js';
 
 export interface Migration {
   version: number;
@@ -16,6 +17,6 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005];
+export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006];
 
 export const NEWEST_MIGRATION = migrations[migrations.length - 1] as Migration;
