@@ -4,7 +4,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import type { Services } from '../../../kernel/container.js';
 import { agentConfig, agentWorkflow, records } from '../../support/agents.js';
 import { waitFor } from '../../support/app.js';
 import { addProject, createTask, getTask, waitState } from '../../support/tasks.js';
@@ -264,7 +263,7 @@ describe('actions by key', () => {
     await b.until(`#${task.id} approve: now queued`);
   });
 
-  it('opens a chat where the daemon serves task chats, and says so where it does not', async () => {
+  it('opens a chat on a stopped task through POST /v1/tasks/{id}/chat', async () => {
     const { t, client } = await listeningApp();
     const { project } = await addProject(t, { gate: GATE });
     const task = await createTask(t, { project_id: project.id, title: 'Talk', workflow: 'gate' });
@@ -272,29 +271,21 @@ describe('actions by key', () => {
     const b = renderBoard(client);
     await b.select(task.id);
     await b.press('t');
-    // SPEC §4.4 POST /v1/tasks/{id}/chat lands with the chats feature; until then: 404.
-    const chats = t.kernel.app.hasRoute({ method: 'POST', url: '/v1/tasks/:id/chat' });
-    if (!chats) {
-      await b.until(`this daemon does not serve task chats yet (POST /v1/tasks/${task.id}/chat)`);
-      return;
-    }
-    await b.until(new RegExp(`chat #\\d+ opened on #${task.id}`));
+    await b.until(new RegExp(`chat #\\d+ opened on #${task.id}; the task takes no other action`));
     await b.until(new RegExp(`#${task.id}\\s+awaiting_gate · chat #\\d+`));
+    const chats = await t.json<Array<{ linked_task_id: number | null }>>('GET', '/v1/chats');
+    expect(chats.map((c) => c.linked_task_id)).toEqual([task.id]);
   });
 
-  it('opens a chat through the documented route shape (201 with the chat)', async () => {
-    let stubbed = false;
-    const chatRoute = (app: FastifyInstance, s: Services) => {
-      // Once the chats feature serves the route, the test above drives the real one.
-      if (app.hasRoute({ method: 'POST', url: '/v1/tasks/:id/chat' })) return;
-      stubbed = true;
-      app.post<{ Params: { id: string } }>('/v1/tasks/:id/chat', async (req, reply) => {
-        const task = s.engine.get(Number(req.params.id));
-        return reply.code(201).send({ id: 41, state: 'idle', linked_task_id: task.id, title: '' });
+  it('says so where the daemon does not serve task chats', async () => {
+    // An older daemon: the route answers 404 like any path it does not serve.
+    const older = (app: FastifyInstance) => {
+      app.addHook('onRequest', async (req, reply) => {
+        if (/^\/v1\/tasks\/\d+\/chat/.test(req.url))
+          return reply.code(404).send({ error: { code: 'not_found', message: 'no route' } });
       });
     };
-    const { t, client } = await listeningApp({ extraRoutes: [chatRoute] });
-    if (!stubbed) return;
+    const { t, client } = await listeningApp({ extraRoutes: [older] });
     const { project } = await addProject(t, { gate: GATE });
     const task = await createTask(t, { project_id: project.id, title: 'Talk', workflow: 'gate' });
     await waitState(t, task.id, 'awaiting_gate');
@@ -302,6 +293,6 @@ describe('actions by key', () => {
     await b.select(task.id);
     expect(selectedLine(b.frame())).toContain('Talk');
     await b.press('t');
-    await b.until(`chat #41 opened on #${task.id}; the task takes no other action until it closes`);
+    await b.until(`this daemon does not serve task chats yet (POST /v1/tasks/${task.id}/chat)`);
   });
 });
