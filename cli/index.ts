@@ -16,6 +16,7 @@ import { projectCommands } from './commands/projects.js';
 import { taskAgentCommands } from './commands/task-agent.js';
 import { taskCommands } from './commands/tasks.js';
 import { triggerCommands } from './commands/triggers.js';
+import { tuiCommands } from './commands/tui.js';
 import { workflowCommands } from './commands/workflow.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { UsageError } from './format.js';
@@ -32,6 +33,7 @@ export const commands: Command[] = [
   ...taskAgentCommands,
   ...chatCommands,
   ...agentCommands,
+  ...tuiCommands,
 ];
 
 function usage(): string {

@@ -12,12 +12,14 @@ export async function followStream(
   client: Client,
   path: string,
   onFrame: (f: Frame) => boolean | undefined,
-  opts: { lastEventId?: string; signal?: AbortSignal } = {},
+  opts: { lastEventId?: string; signal?: AbortSignal; onOpen?: () => void } = {},
 ): Promise<void> {
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   if (opts.lastEventId) headers['last-event-id'] = opts.lastEventId;
   const res = await client.raw('GET', path, { headers, signal: opts.signal });
   if (!res.ok || !res.body) throw new Error(`stream ${path} answered ${res.status}`);
+  // Subscribed: whatever happens from here on arrives as a frame, so a caller can now read state.
+  opts.onOpen?.();
   const decoder = new TextDecoder();
   let buf = '';
   const reader = res.body.getReader();

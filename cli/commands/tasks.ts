@@ -112,7 +112,9 @@ function printTask(ctx: CommandContext, t: Task): void {
 }
 
 /** The step timeline: one line per step index, attempts folded, groups and loops indented. */
-export function timeline(t: Task): string {
+export function timeline(
+  t: Pick<Task, 'steps' | 'workflow_steps' | 'current_step' | 'state' | 'step_total'>,
+): string {
   const rows: string[][] = [['#', 'STEP', 'TYPE', 'STATE', 'TRIES', 'TIME', 'NOTE']];
   const byIndex = new Map<number, Step[]>();
   for (const s of t.steps ?? [])

@@ -2,6 +2,16 @@
  * config: the configuration file (SPEC §2.10) — schema, first-start template, loading, hot reload
  * and the comment-preserving PATCH writer. Uses: the filesystem, a logger. Used by: every service.
  */
+
+export {
+  DEFAULT_TUI_KEYS,
+  effectiveKeys,
+  keyClashes,
+  keyProblem,
+  RESERVED_KEYS,
+  TUI_OPERATIONS,
+  type TuiOperation,
+} from '../../shared/tui-keys.js';
 export { formatDuration, parseDuration, tryParseDuration } from './duration.js';
 export { parseConfigText, readConfigFile } from './load.js';
 export { configReference } from './reference.js';
@@ -11,7 +21,6 @@ export {
   ConfigSchema,
   defaultConfig,
   parseListen,
-  TUI_OPERATIONS,
 } from './schema.js';
 export {
   type ConfigCheck,

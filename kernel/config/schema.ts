@@ -5,6 +5,7 @@
  * so `GET /v1/config` mirrors the file and `PATCH /v1/config` takes the same shape back.
  */
 import { z } from 'zod';
+import { keyClashes, keyProblem, TUI_OPERATIONS } from '../../shared/tui-keys.js';
 import { TASK_STATES } from '../task-states.js';
 import { tryParseDuration } from './duration.js';
 import { tryParseSize } from './size.js';
@@ -56,27 +57,6 @@ const AgentPathSchema = z
       ),
   })
   .prefault({});
-
-export const TUI_OPERATIONS = [
-  'approve',
-  'reject',
-  'answer',
-  'retry',
-  'repair',
-  'skip',
-  'pause',
-  'resume',
-  'cancel',
-  'archive',
-  'follow_up',
-  'chat',
-  'new_task',
-  'open',
-  'back',
-  'refresh',
-  'help',
-  'quit',
-] as const;
 
 export const ConfigSchema = z
   .strictObject({
@@ -362,11 +342,20 @@ export const ConfigSchema = z
         keys: z
           .partialRecord(z.enum(TUI_OPERATIONS), z.string().min(1).max(16))
           .default({})
-          .refine(
-            (v) => new Set(Object.values(v)).size === Object.values(v).length,
-            'tui.keys binds one key twice',
-          )
-          .describe('Key rebinding: operation id to key.'),
+          .superRefine((v, ctx) => {
+            for (const [op, key] of Object.entries(v)) {
+              const problem = key === undefined ? null : keyProblem(key);
+              if (problem) ctx.addIssue({ code: 'custom', path: [op], message: problem });
+            }
+            for (const c of keyClashes(v))
+              ctx.addIssue({
+                code: 'custom',
+                message: `tui.keys binds ${JSON.stringify(c.key)} to ${c.operations.join(' and ')} (rebind one of them as well)`,
+              });
+          })
+          .describe(
+            'Key rebinding for the terminal board: operation id to key (one character, ctrl+<letter>, or enter, escape, tab, space, backspace, delete, left, right). Operations and default keys are listed in docs/tui.md; a key another operation still uses is refused.',
+          ),
       })
       .prefault({})
       .describe('Relayed to terminal clients.'),

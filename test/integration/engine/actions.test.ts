@@ -197,9 +197,10 @@ describe('notify (SPEC §2.10)', () => {
   it('runs the command with the envelope on stdin for listed states of root tasks, without SVC_* variables', async () => {
     const dir = tempDir();
     const script = join(dir, 'hook.sh');
+    // One append per run: hooks for two tasks may run at once, and two appends could interleave.
     writeFileSync(
       script,
-      `#!/bin/sh\ncat >> ${dir}/events.jsonl\necho >> ${dir}/events.jsonl\nenv | grep -c '^SVC_' >> ${dir}/svcvars\n`,
+      `#!/bin/sh\nline=$(cat)\nprintf '%s\\n' "$line" >> ${dir}/events.jsonl\nenv | grep -c '^SVC_' >> ${dir}/svcvars\n`,
     );
     chmodSync(script, 0o755);
     const t = await buildTestApp({

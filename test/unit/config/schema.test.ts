@@ -92,6 +92,12 @@ describe('config schema (SPEC §2.10)', () => {
     [{ tui: { board: { group_by: ['owner'] } } }, 'tui.board.group_by[0]'],
     [{ tui: { keys: { approve: 'a', reject: 'a' } } }, 'tui.keys'],
     [{ tui: { keys: { launch: 'l' } } }, 'tui.keys.launch'],
+    // decision 142: a rebind onto a key another operation still uses by default is a clash
+    [{ tui: { keys: { approve: 'x' } } }, 'tui.keys'],
+    [{ tui: { keys: { approve: 'up' } } }, 'tui.keys.approve'],
+    [{ tui: { keys: { approve: 'j' } } }, 'tui.keys.approve'],
+    [{ tui: { keys: { approve: 'ctrl+shift+x' } } }, 'tui.keys.approve'],
+    [{ tui: { keys: { approve: ' ' } } }, 'tui.keys.approve'],
   ])('refuses %j naming %s', (input, key) => {
     const f = findings(input);
     expect(f.length).toBeGreaterThan(0);
@@ -108,7 +114,8 @@ describe('config schema (SPEC §2.10)', () => {
     { environment: { inherit: ['PATH', 'HOME'], unset: ['AWS_SECRET'], set: { CI: '1' } } },
     { agents: { claude: { path: '/opt/claude' } } },
     { notify: { on: ['blocked', 'done'], command: ['notify-send', 'svc'] } },
-    { tui: { keys: { approve: 'y', reject: 'n' }, board: { group_by: [] } } },
+    { tui: { keys: { approve: 'y', reject: 'n', new_task: 'N' }, board: { group_by: [] } } },
+    { tui: { keys: { approve: 'x', reject: 'X', refresh: 'ctrl+l', open: 'space' } } },
     { transcript_max_bytes: 0 },
     { plugins: ['./my-plugin.js'] },
   ])('accepts %j', (input) => expect(findings(input)).toEqual([]));

@@ -1,0 +1,120 @@
+/**
+ * The board's view of the daemon: the routes it reads and acts through (SPEC §4) and nothing
+ * else. Routes that land with other features (`/v1/agents`, `/v1/resolve`, task chats) are used
+ * when the daemon has them; a 404 or 405 from an older daemon degrades to a fallback or a
+ * message instead of an error (decision 144).
+ */
+import { ApiError, type Client } from '../client.js';
+import type { Call } from './actions.js';
+import type {
+  AgentRecord,
+  Project,
+  ResolveResult,
+  TaskDetail,
+  TaskRow,
+  TuiSettings,
+  WorkflowDefinition,
+  WorkflowRow,
+} from './model.js';
+
+export function isMissingRoute(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === 404 || err.status === 405);
+}
+
+export interface AgentsView {
+  agents: AgentRecord[];
+  /** Where the records came from: `agents` (full records with quota) or `info` (the fallback). */
+  source: 'agents' | 'info';
+}
+
+export class TuiApi {
+  constructor(readonly client: Client) {}
+
+  async settings(): Promise<TuiSettings> {
+    const c = await this.client.get<{
+      tui?: {
+        board?: { group_by?: string[] };
+        hyperlinks?: boolean;
+        keys?: Record<string, string>;
+      };
+    }>('/v1/config');
+    return {
+      group_by: c.tui?.board?.group_by ?? ['project', 'workflow'],
+      hyperlinks: c.tui?.hyperlinks ?? false,
+      keys: c.tui?.keys ?? {},
+    };
+  }
+
+  /** Every non-archived task with its lanes, newest first. */
+  tasks(): Promise<TaskRow[]> {
+    return this.client.get<TaskRow[]>('/v1/tasks', { include_children: 'true' });
+  }
+
+  task(id: number): Promise<TaskDetail> {
+    return this.client.get<TaskDetail>(`/v1/tasks/${id}`);
+  }
+
+  /** The last `bytes` of a step run's transcript, and where live output continues. */
+  async transcriptTail(
+    taskId: number,
+    runId: number,
+    bytes = 16 * 1024,
+  ): Promise<{ text: string; nextOffset: number } | null> {
+    const res = await this.client.raw('GET', `/v1/tasks/${taskId}/steps/${runId}/transcript`, {
+      query: { tail: bytes },
+    });
+    if (!res.ok) return null;
+    return { text: await res.text(), nextOffset: Number(res.headers.get('x-next-offset') ?? 0) };
+  }
+
+  /** Agent records with quota; `/v1/info`'s agent rows when `/v1/agents` is not there. */
+  async agents(): Promise<AgentsView> {
+    try {
+      const r = await this.client.get<{ agents: AgentRecord[] }>('/v1/agents');
+      return { agents: r.agents, source: 'agents' };
+    } catch (err) {
+      if (!isMissingRoute(err)) throw err;
+      const info = await this.client.get<{ agents?: AgentRecord[] }>('/v1/info');
+      return {
+        agents: (info.agents ?? []).map((a) => ({ ...a, quota: a.quota ?? null })),
+        source: 'info',
+      };
+    }
+  }
+
+  projects(): Promise<Project[]> {
+    return this.client.get<Project[]>('/v1/projects');
+  }
+
+  async workflows(projectId: number): Promise<WorkflowRow[]> {
+    const r = await this.client.get<{ workflows: WorkflowRow[] }>('/v1/workflows', {
+      project_id: projectId,
+    });
+    return r.workflows;
+  }
+
+  definition(name: string, projectId: number): Promise<WorkflowDefinition> {
+    return this.client.get<WorkflowDefinition>('/v1/workflows/definition', {
+      name,
+      project_id: projectId,
+    });
+  }
+
+  /** What a candidate task would run with; null when the daemon has no `/v1/resolve`. */
+  async resolve(body: Record<string, unknown>): Promise<ResolveResult | null> {
+    try {
+      return await this.client.post<ResolveResult>('/v1/resolve', body);
+    } catch (err) {
+      if (isMissingRoute(err)) return null;
+      throw err;
+    }
+  }
+
+  createTask(body: Record<string, unknown>): Promise<TaskRow & { warnings?: string[] }> {
+    return this.client.post('/v1/tasks', body);
+  }
+
+  act(call: Call): Promise<Record<string, unknown>> {
+    return this.client.post<Record<string, unknown>>(call.path, call.body);
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * One task: where it runs, what it costs, why it waits, the step timeline (attempts folded,
+ * groups and loop iterations indented — the same timeline `svc task show` prints) and its live
+ * output below, as much as fits.
+ */
+import { Box, Text } from 'ink';
+import { timeline } from '../../commands/tasks.js';
+import {
+  clip,
+  costCell,
+  durationCell,
+  fileUrl,
+  hyperlink,
+  lanesCell,
+  loopCell,
+  stateCell,
+  windowAround,
+} from '../cells.js';
+import { laneCounts } from '../grouping.js';
+import type { TaskDetail } from '../model.js';
+import { selectedTask, type TuiState } from '../state.js';
+import { TONE_COLOR } from './theme.js';
+
+function pendingLines(d: TaskDetail): string[] {
+  const p = d.pending_input;
+  if (!p) return [];
+  if (p.kind === 'permission')
+    return [
+      `the agent asks permission: ${p.permission?.tool ?? ''} ${p.permission?.summary ?? ''}`,
+    ];
+  return (p.questions ?? []).flatMap((q) => [
+    `the agent asks: ${q.text}`,
+    ...(q.options ?? []).map((o, i) => `   ${i + 1}. ${o}`),
+  ]);
+}
+
+export function Detail({
+  state,
+  width,
+  height,
+  now,
+}: {
+  state: TuiState;
+  width: number;
+  height: number;
+  now: number;
+}) {
+  const d = state.detail;
+  const t = selectedTask(state);
+  if (!d || !t) return <Text color="gray">loading task…</Text>;
+  const st = stateCell(t, now);
+  const links = state.settings.hyperlinks;
+  const lanes = laneCounts(state.tasks).get(t.id);
+  const progress = [
+    `cost ${costCell(t.cost_usd)}`,
+    durationCell(t, now),
+    loopCell(t.loop),
+    d.children ? `lanes ${d.children.settled}/${d.children.total} settled` : lanesCell(lanes),
+  ].filter(Boolean);
+  const head: string[] = [
+    `project ${t.project_name ?? t.project_id} · workflow ${t.workflow}${t.branch_name ? ` · branch ${t.branch_name}` : ''}`,
+    progress.join(' · '),
+  ];
+  const why = t.state === 'blocked' && d.block_detail ? [`why: ${d.block_detail}`] : [];
+  // A long timeline keeps the current step (the `>` row) in view and leaves room for output.
+  const steps = d.steps
+    ? windowAround(
+        timeline(d).split('\n'),
+        (l) => l.startsWith('>'),
+        Math.max(6, Math.floor(height / 2)),
+      )
+    : [];
+  const asks = pendingLines(d);
+  const used = 3 + head.length + why.length + asks.length + steps.length + 2;
+  const room = Math.max(3, height - used);
+  const output = state.output.slice(-room);
+  return (
+    <Box flexDirection="column">
+      <Text>
+        <Text bold>{`#${t.id} ${clip(t.title, Math.max(10, width - 40))}`}</Text>
+        <Text color={TONE_COLOR[st.tone]}>{`  ${st.text}`}</Text>
+      </Text>
+      {t.status_message ? <Text color="gray">{clip(t.status_message, width)}</Text> : null}
+      {head.map((line) => (
+        <Text key={line} wrap="truncate">
+          {line}
+        </Text>
+      ))}
+      {t.worktree_path ? (
+        <Text wrap="truncate">
+          {'worktree '}
+          {hyperlink(t.worktree_path, fileUrl(t.worktree_path), links)}
+        </Text>
+      ) : null}
+      {t.forge_issue?.url || t.forge_pull?.url ? (
+        <Text wrap="truncate">
+          {'link '}
+          {hyperlink(
+            String(t.forge_pull?.url ?? t.forge_issue?.url),
+            t.forge_pull?.url ?? t.forge_issue?.url,
+            links,
+          )}
+        </Text>
+      ) : null}
+      {why.map((line) => (
+        <Text key={line} color="red" wrap="truncate">
+          {line}
+        </Text>
+      ))}
+      {asks.map((line) => (
+        <Text key={line} color="yellow" wrap="truncate">
+          {line}
+        </Text>
+      ))}
+      <Text bold>Steps</Text>
+      {steps.map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: timeline rows are positional
+        <Text key={i} wrap="truncate">
+          {line}
+        </Text>
+      ))}
+      <Text bold>Output</Text>
+      {output.length === 0 ? <Text color="gray">no output yet</Text> : null}
+      {output.map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: output lines repeat; position is identity
+        <Text key={i} wrap="truncate">
+          {line || ' '}
+        </Text>
+      ))}
+    </Box>
+  );
+}
