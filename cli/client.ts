@@ -92,6 +92,15 @@ export class Client {
   }
 
   async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    return (await this.exchange<T>(method, path, opts)).data;
+  }
+
+  /** A request whose answer headers matter too (X-Next-Cursor of a task list page). */
+  async exchange<T = unknown>(
+    method: string,
+    path: string,
+    opts: RequestOptions = {},
+  ): Promise<{ data: T; headers: Headers }> {
     const res = await this.raw(method, path, opts);
     const text = await res.text();
     const data = text ? (JSON.parse(text) as unknown) : undefined;
@@ -106,7 +115,28 @@ export class Client {
         err?.details,
       );
     }
-    return data as T;
+    return { data: data as T, headers: res.headers };
+  }
+
+  /**
+   * Every task the query names, following X-Next-Cursor page by page (GET /v1/tasks answers 100
+   * rows unless asked for more), stopping at `max` rows.
+   */
+  async allTasks<T>(
+    query: Record<string, string | number | undefined>,
+    max = Number.POSITIVE_INFINITY,
+  ): Promise<T[]> {
+    const out: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const limit = Math.min(1000, max - out.length);
+      const page = await this.exchange<T[]>('GET', '/v1/tasks', {
+        query: { ...query, limit, cursor },
+      });
+      out.push(...page.data);
+      cursor = page.headers.get('x-next-cursor') ?? undefined;
+    } while (cursor && out.length < max);
+    return out;
   }
 
   get<T = unknown>(path: string, query?: RequestOptions['query']): Promise<T> {

@@ -3,7 +3,15 @@
  * Services are registered here and resolved by name; each receives the cradle and takes what it
  * needs. `Services` is the typed view of the cradle that routes and services depend on.
  */
-import { type AwilixContainer, asFunction, asValue, createContainer, InjectionMode } from 'awilix';
+// awilix's `browser` entry is the same container without loadModules, which svc never calls; the
+// default entry imports fast-glob and its ~60 modules at start-up for it (issue 11, cold start).
+import {
+  type AwilixContainer,
+  asFunction,
+  asValue,
+  createContainer,
+  InjectionMode,
+} from 'awilix/browser';
 import type { Logger } from 'pino';
 import { AgentService } from './agents/index.js';
 import { ChatService } from './chats/index.js';

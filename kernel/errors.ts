@@ -56,11 +56,23 @@ export const errorCodes = {
     status: 409,
     summary: 'Archive, hand-off or branch delete of a chat linked to a task.',
   },
+  malformed_request: {
+    status: 400,
+    summary: 'The HTTP request itself could not be parsed; answered before routing (decision 153).',
+  },
+  request_timeout: {
+    status: 408,
+    summary: 'The request did not arrive within the server timeouts (decision 153).',
+  },
   payload_too_large: {
     status: 413,
     summary: 'The body is over the route limit; the message names the limit.',
   },
   unsupported_media_type: { status: 415, summary: 'A non-empty body labelled clearly not JSON.' },
+  headers_too_large: {
+    status: 431,
+    summary: 'The request line and headers are over the HTTP parser limit (decision 153).',
+  },
   internal: {
     status: 500,
     summary: 'An unexpected fault; the message never carries internals (decision 003).',

@@ -4,7 +4,7 @@
  * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
  */
 import { mkdirSync } from 'node:fs';
-import { type AwilixContainer, asValue } from 'awilix';
+import { type AwilixContainer, asValue } from 'awilix/browser';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { agentPort } from './agents/index.js';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../kernel/config/index.js';
-import { DaemonLockedError, runDaemon } from '../../kernel/daemon/index.js';
+import { DAEMON_NODE_FLAGS, DaemonLockedError, runDaemon } from '../../kernel/daemon/index.js';
 import { SchemaTooNewError } from '../../kernel/store/index.js';
 import { Client, DaemonUnreachableError, readDaemonJson } from '../client.js';
 import { type Command, JSON_OPTION } from '../command.js';
@@ -81,7 +81,7 @@ export const daemonStart: Command = {
     const { ensurePrivateDir } = await import('../../kernel/daemon/index.js');
     ensurePrivateDir(ctx.paths.dataDir);
     const errFd = openSync(errFile, 'w', 0o600);
-    const child = spawn(process.execPath, [SVC_BIN, 'daemon', 'run'], {
+    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, SVC_BIN, 'daemon', 'run'], {
       detached: true,
       stdio: ['ignore', 'ignore', errFd],
       env: ctx.env,

@@ -277,13 +277,15 @@ export const taskList: Command = {
   },
   async run(ctx) {
     const o = ctx.options;
-    const tasks = await ctx.client().get<Task[]>('/v1/tasks', {
-      archived: o.all ? 'all' : o.archived ? 'true' : undefined,
-      project_id: typeof o.project === 'string' ? positiveId(o.project, '--project') : undefined,
-      state: typeof o.state === 'string' ? o.state : undefined,
-      include_children: o.lanes ? 'true' : undefined,
-      limit: typeof o.limit === 'string' ? o.limit : undefined,
-    });
+    const tasks = await ctx.client().allTasks<Task>(
+      {
+        archived: o.all ? 'all' : o.archived ? 'true' : undefined,
+        project_id: typeof o.project === 'string' ? positiveId(o.project, '--project') : undefined,
+        state: typeof o.state === 'string' ? o.state : undefined,
+        include_children: o.lanes ? 'true' : undefined,
+      },
+      typeof o.limit === 'string' ? positiveId(o.limit, '--limit') : undefined,
+    );
     if (o.json) {
       ctx.out(JSON.stringify(tasks, null, 2));
       return EXIT.ok;

@@ -4,6 +4,6 @@
  */
 export { DaemonLockedError } from './lock.js';
 export { ensurePrivateDir, type Paths, pathsFor, resolvePaths } from './paths.js';
-export { type DaemonJson, type RunningDaemon, runDaemon } from './run.js';
+export { DAEMON_NODE_FLAGS, type DaemonJson, type RunningDaemon, runDaemon } from './run.js';
 export { DaemonState } from './state.js';
 export { loadOrCreateToken } from './token.js';

@@ -202,7 +202,14 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     spec.groupId,
   );
   const latch = new AbortController();
-  const transcript = new TranscriptWriter(transcriptPath, maxBytes, () => latch.abort());
+  // Past transcript_max_bytes, or when the file system refuses a write (disk full), the latch
+  // stops the step's process tree: output that cannot be kept is not produced blind.
+  const transcript = new TranscriptWriter(
+    transcriptPath,
+    maxBytes,
+    () => latch.abort(),
+    () => latch.abort(),
+  );
   deps.runs.update(runId, { transcript_path: transcriptPath });
   const ts = () => formatNs(deps.clock.nowNs());
   transcript.annotate(
@@ -345,11 +352,24 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   let outcome: StepOutcome;
   try {
     if (!spec.stepType.run) throw new Error(`step type ${step.type} cannot run on its own`);
-    outcome = await spec.stepType.run(ctx, effectiveDef);
+    // A transcript that could not even be opened: nothing is started (the verdict is below).
+    outcome = transcript.failure
+      ? { kind: 'cancelled' }
+      : await spec.stepType.run(ctx, effectiveDef);
   } catch (err) {
     outcome = { kind: 'failed', reason: 'internal_error', message: (err as Error).message };
   }
-  if (transcript.latched && outcome.kind !== 'cancelled') {
+  const unwritable = transcript.failure;
+  if (unwritable && !spec.signal.aborted) {
+    // Not retried at once: the disk that was full a moment ago still is. The task blocks with
+    // the file system's own code in block_detail; `retry` once there is room (docs/reliability.md).
+    outcome = {
+      kind: 'failed',
+      reason: 'transcript_unwritable',
+      message: `the transcript ${transcriptPath} cannot be written (${unwritable.code ?? 'error'}: ${unwritable.message})`,
+      noRetry: true,
+    };
+  } else if (transcript.latched && outcome.kind !== 'cancelled') {
     outcome = {
       kind: 'failed',
       reason: 'transcript_limit',

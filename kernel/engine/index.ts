@@ -31,6 +31,8 @@ export {
   type CreateTask,
   CreateTaskSchema,
   FollowUpSchema,
+  LIST_PAGE_DEFAULT,
+  LIST_PAGE_MAX,
   PatchTaskSchema,
   RepairSchema,
   RetrySchema,

@@ -86,6 +86,7 @@ export const ENGINE_REASONS = [
   'check_failed',
   'timeout',
   'transcript_limit',
+  'transcript_unwritable',
   'template_error',
   'condition_error',
   'interrupted',

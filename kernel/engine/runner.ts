@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { formatMs } from '../clock/index.js';
 import { parseDuration } from '../config/index.js';
 import { effectiveContainer, ensureImage, runtimeProblem } from '../container/index.js';
+import { removeLeftIndexLock } from '../git/index.js';
 import type { FlowOutcome, Registry } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import {
@@ -64,6 +65,15 @@ interface Active {
 
 /** Reasons that are a step's own verdict on its work and so read `step_failed` as a block reason (decision 011). */
 const STEP_FAILED = new Set(['nonzero_exit', 'check_failed', 'agent_error']);
+
+/** Attempts that ended with the daemon killing their process tree, or lost to a daemon crash. */
+const KILLED_REASONS = new Set([
+  'interrupted',
+  'canceled',
+  'timeout',
+  'transcript_limit',
+  'transcript_unwritable',
+]);
 
 export function blockReasonFor(failure: string): string {
   return STEP_FAILED.has(failure) ? 'step_failed' : failure;
@@ -217,6 +227,19 @@ export class Runner {
       let next: Next;
       const repair = jsonOr<RepairSpec | null>(task.repair_spec, null);
       const followUp = jsonOr<FollowUpSpec | null>(task.followup_spec, null);
+      const more = repair || followUp || task.current_step < snapshot.steps.length;
+      if (more && task.worktree_path && !existsSync(task.worktree_path)) {
+        // Deleted under a running task (issue 11, decision 151): spawning in it would fail as a
+        // missing shell; stop before the step instead, so no attempt is spent, and let `retry`
+        // re-create it from the branch, which holds every commit made so far.
+        this.block(
+          task,
+          'worktree_missing',
+          `worktree ${task.worktree_path} was deleted while the task ran; retry re-creates it from ${task.branch_name}`,
+        );
+        return;
+      }
+      if (more && task.worktree_path) this.clearLeftLock(task, task.worktree_path);
       if (repair) next = await this.runRepair(task, project, snapshot, repair, entry);
       else if (followUp) next = await this.runFollowUp(task, project, snapshot, followUp, entry);
       else if (task.current_step >= snapshot.steps.length) {
@@ -237,6 +260,22 @@ export class Runner {
         return;
       }
     }
+  }
+
+  /**
+   * A step process killed mid-`git add` leaves `index.lock` behind, and every later git write in
+   * the worktree fails on it. When the task's previous attempt was one the daemon killed (or lost
+   * to a crash), its process tree is gone by now, so a lock found here is its leftover: removed
+   * and logged. A lock nobody killed is left for a human (decision 152).
+   */
+  private clearLeftLock(task: TaskRow, worktree: string): void {
+    const last = this.deps.runs.newest(task.id);
+    if (!last || !KILLED_REASONS.has(last.failure_reason ?? '')) return;
+    if (removeLeftIndexLock(worktree))
+      this.deps.logger.warn(
+        { task_id: task.id, worktree, after: last.failure_reason },
+        'removed the index.lock a killed step left behind',
+      );
   }
 
   /** After an abort: a cancel already moved the task; a shutdown sends it back to the queue. */

@@ -45,8 +45,12 @@ function statusMessage(task: TaskRow, stepName: string): string {
   }
 }
 
-/** The representation shared by every task response. */
-export function taskView(task: TaskRow, ctx: ViewContext): Record<string, unknown> {
+/** The representation shared by every task response (`snap`: the parsed snapshot, when the caller has it). */
+export function taskView(
+  task: TaskRow,
+  ctx: ViewContext,
+  snap: WorkflowSnapshot | null = snapshotOrNull(task),
+): Record<string, unknown> {
   const chatId = ctx.openChat(task.id);
   const view: Record<string, unknown> = {
     id: task.id,
@@ -95,7 +99,7 @@ export function taskView(task: TaskRow, ctx: ViewContext): Record<string, unknow
   if (task.forge_pull) view.forge_pull = jsonOr<unknown>(task.forge_pull, null);
   if (task.state === 'awaiting_input' && task.pending_input)
     view.pending_input = jsonOr<unknown>(task.pending_input, null);
-  ctx.decorate?.(task, snapshotOrNull(task), view);
+  ctx.decorate?.(task, snap, view);
   return view;
 }
 
@@ -130,8 +134,9 @@ export function listRow(
   ctx: ViewContext,
   rollup: Rollup | undefined,
 ): Record<string, unknown> {
-  const view = taskView(task, ctx);
+  // Parsed once per row: a snapshot carries every prompt of the workflow.
   const snap = snapshotOrNull(task);
+  const view = taskView(task, ctx, snap);
   const step = snap?.steps[task.current_step];
   const name = step ? (step.name ?? step.id) : '';
   return {
@@ -194,14 +199,18 @@ export interface ChildrenRollup {
   cost_usd: number | null;
 }
 
-/** `children` over the whole subtree (SPEC §2.1): counts, ids needing a human, descendants' spend (null, never 0, when none reported). */
+/**
+ * `children` over the whole subtree (SPEC §2.1): counts, ids needing a human, descendants' spend
+ * (null, never 0, when none reported). CROSS JOIN makes the subtree drive the join; left to choose,
+ * SQLite scanned every task to probe it (5 ms per detail at 10,000 tasks, issue 11).
+ */
 export function childrenRollup(db: Db, taskId: number): ChildrenRollup | null {
   const rows = db
     .prepare(
       `WITH RECURSIVE sub(id) AS (SELECT id FROM tasks WHERE parent_task_id = ? UNION ALL
          SELECT t.id FROM tasks t JOIN sub ON t.parent_task_id = sub.id)
        SELECT t.id, t.state, (SELECT SUM(cost_usd) FROM step_runs WHERE task_id = t.id) AS cost
-       FROM tasks t JOIN sub ON t.id = sub.id ORDER BY t.id`,
+       FROM sub CROSS JOIN tasks t ON t.id = sub.id ORDER BY t.id`,
     )
     .all(taskId) as Array<{ id: number; state: string; cost: number | null }>;
   if (rows.length === 0) return null;

@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import {
   addWorktree,
   addWorktreeForBranch,
-  branchExists,
+  branchFacts,
   freshStartPoint,
   GitError,
   gitRaw,
   pruneWorktrees,
+  restoreWorktree,
 } from '../git/index.js';
 import type { TaskRow } from '../store/index.js';
 import type { WorkflowSnapshot } from './model.js';
@@ -61,6 +62,19 @@ export async function prepareWorktree(
   if (task.worktree_path) {
     if (await isOurWorktree(task.worktree_path, branch))
       return { ok: true, worktree: task.worktree_path };
+    // Gone from disk but the branch is still there (decision 151): check the branch out again at
+    // the same path. Every commit survives; only uncommitted changes went with the directory.
+    if (!existsSync(task.worktree_path)) {
+      const facts = await branchFacts(projectPath, [branch]);
+      if (facts.get(branch)?.exists) {
+        try {
+          await restoreWorktree(projectPath, task.worktree_path, branch);
+          return { ok: true, worktree: task.worktree_path };
+        } catch (err) {
+          return { ok: false, reason: 'worktree_missing', detail: (err as Error).message };
+        }
+      }
+    }
     return {
       ok: false,
       reason: 'worktree_missing',
@@ -77,21 +91,23 @@ export async function prepareWorktree(
       await addWorktreeForBranch(projectPath, path, branch);
       return { ok: true, worktree: path };
     }
-    if (await branchExists(projectPath, branch)) {
+    // One git process answers both branch checks and the base's upstream (issue 11).
+    const facts = await branchFacts(projectPath, [branch, task.base_branch]);
+    if (facts.get(branch)?.exists) {
       return {
         ok: false,
         reason: 'branch_exists',
         detail: `branch ${branch} already exists in ${projectPath}`,
       };
     }
-    if (!(await branchExists(projectPath, task.base_branch))) {
+    const base = facts.get(task.base_branch);
+    if (!base?.exists) {
       return {
         ok: false,
         reason: 'base_branch_missing',
         detail: `base branch ${task.base_branch} does not exist`,
       };
     }
-    await pruneWorktrees(projectPath);
     if (existsSync(path) && readdirSync(path).length > 0) {
       return {
         ok: false,
@@ -101,9 +117,10 @@ export async function prepareWorktree(
     }
     const start =
       opts.fetchBase && !opts.isLane
-        ? await freshStartPoint(projectPath, task.base_branch)
+        ? await freshStartPoint(projectPath, task.base_branch, undefined, base.upstream)
         : task.base_branch;
-    await addWorktree(projectPath, path, branch, start);
+    // replaceStale: a registration left by a worktree deleted by hand no longer needs a prune.
+    await addWorktree(projectPath, path, branch, start, { replaceStale: true });
     return { ok: true, worktree: path };
   } catch (err) {
     const detail = err instanceof GitError ? err.message : (err as Error).message;

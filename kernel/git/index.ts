@@ -3,7 +3,9 @@
  * Uses: nothing but git. Used by: projects, engine, chats, ops. Decision 012 (base refresh).
  */
 export {
+  type BranchFacts,
   branchExists,
+  branchFacts,
   checkRepository,
   commitsPastBase,
   detectDefaultBranch,
@@ -24,7 +26,10 @@ export {
   operationInProgress,
   pruneWorktrees,
   type RemoteDeleteResult,
+  removeLeftIndexLock,
   removeWorktree,
+  restoreWorktree,
   type Upstream,
   upstreamOf,
+  worktreeGitDir,
 } from './worktree.js';

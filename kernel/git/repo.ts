@@ -1,6 +1,6 @@
 /** Questions about a repository: is it one, its default branch, its branches and refs. */
 import { realpathSync, statSync } from 'node:fs';
-import { git, gitRaw } from './run.js';
+import { GitError, git, gitRaw } from './run.js';
 
 export interface RepoCheck {
   ok: boolean;
@@ -44,6 +44,46 @@ export async function checkRepository(path: string): Promise<RepoCheck> {
 export async function branchExists(repo: string, branch: string): Promise<boolean> {
   const r = await gitRaw(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`]);
   return r.code === 0;
+}
+
+export interface BranchFacts {
+  /** The local branch `refs/heads/<name>` exists. */
+  exists: boolean;
+  /** Its configured upstream (null when none, when the remote is `.`, or the branch is absent). */
+  upstream: { remote: string; ref: string } | null;
+}
+
+/**
+ * Existence and configured upstream of several local branches in one git process. Admission used
+ * to spend five processes on these questions; each spawn forks the daemon, which costs
+ * milliseconds of blocked event loop on a busy machine (issue 11, docs/performance.md).
+ */
+export async function branchFacts(
+  repo: string,
+  names: string[],
+): Promise<Map<string, BranchFacts>> {
+  const r = await gitRaw(repo, [
+    'for-each-ref',
+    '--format=%(refname)%00%(upstream:remotename)%00%(upstream:remoteref)',
+    // Ref names cannot hold glob characters, and every line is compared whole below, so a
+    // pattern matching `refs/heads/<name>/…` as a prefix never counts as <name>.
+    ...names.map((n) => `refs/heads/${n}`),
+  ]);
+  if (r.code !== 0) throw new GitError(['for-each-ref'], r.code, r.stderr);
+  const seen = new Map<string, { remote: string; ref: string }>();
+  for (const line of r.stdout.split('\n')) {
+    const [ref, remote = '', merge = ''] = line.split('\0');
+    if (ref) seen.set(ref, { remote, ref: merge });
+  }
+  const out = new Map<string, BranchFacts>();
+  for (const n of names) {
+    const f = seen.get(`refs/heads/${n}`);
+    out.set(n, {
+      exists: f !== undefined,
+      upstream: f?.remote && f.ref && f.remote !== '.' ? { remote: f.remote, ref: f.ref } : null,
+    });
+  }
+  return out;
 }
 
 export async function isValidBranchName(repo: string, branch: string): Promise<boolean> {

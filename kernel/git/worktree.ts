@@ -3,23 +3,56 @@
  * `delete_empty_branch_on_archive`, `delete_remote_branch_on_archive`). Branches are deleted
  * only with `git branch -d` (never forced) and remotes are never guessed.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { branchExists, commitsPastBase, headCommit } from './repo.js';
 import { GitError, git, gitRaw } from './run.js';
 
-export async function pruneWorktrees(repo: string): Promise<void> {
-  await gitRaw(repo, ['worktree', 'prune']);
+const queues = new Map<string, Promise<void>>();
+
+/**
+ * Runs `fn` once every earlier worktree operation on `repo` has settled. git's worktree
+ * administration is not safe to run concurrently in one repository: `worktree add` reads every
+ * entry under .git/worktrees and fails on one that another add, remove or prune is writing
+ * ("failed to read .git/worktrees/N/commondir"). Tasks admitted together in one project would
+ * block with git_error, so adds, removes and prunes of one repository queue here (issue 11).
+ */
+function serially<T>(repo: string, fn: () => Promise<T>): Promise<T> {
+  const run = (queues.get(repo) ?? Promise.resolve()).then(fn);
+  const tail = run.then(
+    () => {},
+    () => {},
+  );
+  queues.set(repo, tail);
+  void tail.then(() => {
+    if (queues.get(repo) === tail) queues.delete(repo);
+  });
+  return run;
 }
 
-/** Creates `path` on a new `branch` cut from `startPoint`. */
+export function pruneWorktrees(repo: string): Promise<void> {
+  return serially(repo, async () => {
+    await gitRaw(repo, ['worktree', 'prune']);
+  });
+}
+
+/**
+ * Creates `path` on a new `branch` cut from `startPoint`. `replaceStale` adds `--force`, which
+ * (with `-b`, on a path the caller found absent or empty) only overrides git's refusal of a path
+ * still registered to a worktree that was deleted by hand — what a `worktree prune` before every
+ * add used to clear, one git process more per task.
+ */
 export async function addWorktree(
   repo: string,
   path: string,
   branch: string,
   startPoint: string,
+  opts: { replaceStale?: boolean } = {},
 ): Promise<void> {
-  await git(repo, ['worktree', 'add', '--quiet', '-b', branch, path, startPoint]);
+  const force = opts.replaceStale ? ['--force'] : [];
+  await serially(repo, () =>
+    git(repo, ['worktree', 'add', '--quiet', ...force, '-b', branch, path, startPoint]),
+  );
 }
 
 /** Creates `path` checking out an existing `branch`. */
@@ -28,11 +61,54 @@ export async function addWorktreeForBranch(
   path: string,
   branch: string,
 ): Promise<void> {
-  await git(repo, ['worktree', 'add', '--quiet', path, branch]);
+  await serially(repo, () => git(repo, ['worktree', 'add', '--quiet', path, branch]));
+}
+
+/**
+ * Checks `branch` out again at `path` after the directory was deleted by hand: the stale
+ * registration is pruned first, so no `--force` is needed (which would also let a branch live
+ * in two worktrees).
+ */
+export async function restoreWorktree(repo: string, path: string, branch: string): Promise<void> {
+  await serially(repo, async () => {
+    await git(repo, ['worktree', 'prune']);
+    await git(repo, ['worktree', 'add', '--quiet', path, branch]);
+  });
+}
+
+/** The git directory of a worktree (its `.git` file names it), read without running git. */
+export function worktreeGitDir(worktree: string): string | null {
+  const dotGit = join(worktree, '.git');
+  try {
+    if (statSync(dotGit).isDirectory()) return dotGit;
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+    if (!m?.[1]) return null;
+    const dir = m[1].trim();
+    return isAbsolute(dir) ? dir : resolve(worktree, dir);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Removes the worktree's `index.lock`. Only for a caller that knows the lock is a leftover: the
+ * process tree that could hold it was killed and has exited (decision 152). The daemon's own git
+ * calls never take it (GIT_OPTIONAL_LOCKS=0). True when a lock was removed.
+ */
+export function removeLeftIndexLock(worktree: string): boolean {
+  const dir = worktreeGitDir(worktree);
+  if (!dir) return false;
+  try {
+    unlinkSync(join(dir, 'index.lock'));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function removeWorktree(repo: string, path: string, force: boolean): Promise<void> {
-  if (existsSync(repo)) {
+  if (!existsSync(repo)) return;
+  await serially(repo, async () => {
     const r = await gitRaw(repo, [
       'worktree',
       'remove',
@@ -41,8 +117,8 @@ export async function removeWorktree(repo: string, path: string, force: boolean)
     ]);
     if (r.code !== 0 && existsSync(path))
       throw new GitError(['worktree', 'remove', path], r.code, r.stderr);
-    await pruneWorktrees(repo);
-  }
+    await gitRaw(repo, ['worktree', 'prune']);
+  });
 }
 
 /** True when the worktree has uncommitted changes, untracked files included; null when git cannot tell. */
@@ -74,13 +150,15 @@ export async function upstreamOf(repo: string, branch: string): Promise<Upstream
  * Refreshes `base` from its upstream and returns the start point for a new branch (decision 012):
  * the upstream's tip when the local base is behind it (fast-forwardable), else the local base.
  * Any failure — no upstream, no remote, an unreachable host — falls back to the local base silently.
+ * `known` is the upstream when the caller already read it (branchFacts), saving two git calls.
  */
 export async function freshStartPoint(
   repo: string,
   base: string,
   timeoutMs = 30_000,
+  known?: Upstream | null,
 ): Promise<string> {
-  const up = await upstreamOf(repo, base);
+  const up = known === undefined ? await upstreamOf(repo, base) : known;
   if (!up) return base;
   const tracking = `refs/svc-fetch/${base}`;
   const r = await gitRaw(

@@ -5,16 +5,20 @@
  * `method_not_allowed` with `Allow`, and anything unexpected is 500 `internal` with no internals in
  * the message (decision 003).
  */
+import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
+import type { Duplex } from 'node:stream';
 import fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type FastifyServerOptions,
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
-import { envelopeOf, errorCodes, isSvcError, SvcError } from '../errors.js';
+import { type ErrorCode, envelopeOf, errorCodes, isSvcError, SvcError } from '../errors.js';
 import { describeLimit, installBodyParser, ORDINARY_BODY_LIMIT } from './body.js';
 import { checkRequest, type ScopedAuth } from './guard.js';
 
@@ -42,6 +46,25 @@ export const SERVER_TIMEOUTS = {
   connectionTimeoutMs: 120_000,
 };
 
+/**
+ * svc validates with zod (kernel/http/validate.ts) and declares no JSON schema on any route, yet
+ * fastify requires ajv and fast-json-stringify when the app is built unless a compiler factory is
+ * given — about a fifth of a cold start (issue 11, docs/performance.md). These factories load the
+ * stock compilers only if some route ever asks for one.
+ */
+const lazyRequire = createRequire(import.meta.url);
+type Factories = NonNullable<
+  NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
+>;
+function lazyCompiler<F extends (...args: never[]) => unknown>(pkg: string): F {
+  let real: F | null = null;
+  const factory = (...args: Parameters<F>) => {
+    real ??= (lazyRequire(pkg) as () => F)();
+    return real(...args);
+  };
+  return factory as F;
+}
+
 function sendError(reply: FastifyReply, err: SvcError): void {
   void reply
     .code(errorCodes[err.code].status)
@@ -65,6 +88,12 @@ function translate(err: FastifyError | Error, req: FastifyRequest): SvcError {
     }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new SvcError('unsupported_media_type', 'request bodies are JSON');
+    case 'FST_ERR_BAD_URL':
+      return new SvcError('malformed_request', 'the URL is not valid (bad percent-encoding)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new SvcError('validation_failed', 'a path segment is over 100 characters', {
+        field: 'path',
+      });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new SvcError('invalid_json', 'the body is not valid JSON');
@@ -83,6 +112,35 @@ function translate(err: FastifyError | Error, req: FastifyRequest): SvcError {
   return new SvcError('internal', 'internal error');
 }
 
+/**
+ * Requests Node's HTTP parser refuses before any route runs (a query string over its header limit,
+ * a broken request line, a request that never finished arriving) still get the svc envelope, not
+ * fastify's own shape, and the socket is closed (decision 153).
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const code: ErrorCode =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'request_timeout'
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'headers_too_large'
+        : 'malformed_request';
+  const status = errorCodes[code].status;
+  const message =
+    code === 'request_timeout'
+      ? 'the request did not arrive in time'
+      : code === 'headers_too_large'
+        ? 'the request line and headers are over the size limit'
+        : 'the HTTP request could not be parsed';
+  const body = JSON.stringify({ error: { code, message } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 export function buildApp(opts: AppOptions): FastifyInstance {
   const app: FastifyInstance = fastify({
     loggerInstance: opts.logger as unknown as FastifyBaseLogger,
@@ -92,7 +150,20 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     keepAliveTimeout: SERVER_TIMEOUTS.keepAliveTimeoutMs,
     connectionTimeout: SERVER_TIMEOUTS.connectionTimeoutMs,
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
+    // A URL the router cannot decode or a path segment past its limit: the envelope, not
+    // fastify's own body (which echoed the path). Found by the route fuzz test (decision 153).
+    frameworkErrors: (err, req, reply) => sendError(reply, translate(err, req)),
     routerOptions: { ignoreTrailingSlash: true },
+    schemaController: {
+      compilersFactory: {
+        buildValidator:
+          lazyCompiler<NonNullable<Factories['buildValidator']>>('@fastify/ajv-compiler'),
+        buildSerializer: lazyCompiler<NonNullable<Factories['buildSerializer']>>(
+          '@fastify/fast-json-stringify-compiler',
+        ),
+      },
+    },
   });
   app.server.headersTimeout = SERVER_TIMEOUTS.headersTimeoutMs;
   installBodyParser(app);

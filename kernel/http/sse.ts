@@ -162,10 +162,13 @@ export function streamEvents(
   const pump = () => {
     if (closed) return;
     const rows = log.query({ ...q, afterId: cursor });
+    // One write per page, not per frame: a 100,000-event replay was 100,000 socket writes.
+    let chunk = '';
     for (const e of rows) {
       cursor = e.id;
-      if (!filter.accept || filter.accept(e)) res.write(frameEvent(e));
+      if (!filter.accept || filter.accept(e)) chunk += frameEvent(e);
     }
+    if (chunk) res.write(chunk);
     if (rows.length === page) {
       if (res.writableLength > maxBuffered / 2) res.once('drain', () => setImmediate(pump));
       else setImmediate(pump);

@@ -32,22 +32,48 @@ export class RotatingFile {
     this.size = fstatSync(this.fd).size;
   }
 
+  /** Lines the file system refused (a full disk); counted, never thrown, reported once it accepts again. */
+  private dropped = 0;
+
+  /**
+   * Appends a line. A log write never throws: loggers are called from every code path, and a full
+   * disk must not turn each of them into a failure (issue 11, docs/reliability.md).
+   */
   write(line: string): void {
-    const buf = Buffer.from(line);
+    try {
+      if (this.dropped > 0) {
+        const note = `${JSON.stringify({ level: 40, time: Date.now(), msg: `${this.dropped} log lines were dropped: the log file could not be written` })}\n`;
+        this.append(Buffer.from(note));
+        this.dropped = 0;
+      }
+      this.append(Buffer.from(line));
+    } catch {
+      this.dropped++;
+    }
+  }
+
+  private append(buf: Buffer): void {
     if (this.size > 0 && this.size + buf.length > this.maxBytes) this.rotate();
     writeSync(this.fd, buf);
     this.size += buf.length;
   }
 
+  // Whatever fails half-way (a rename, the new file on a full disk), the file is reopened so the
+  // next line can try again; a later rotation starts over.
   private rotate(): void {
-    closeSync(this.fd);
-    for (let i = this.keep - 1; i >= 1; i--) {
-      const from = `${this.path}.${i}`;
-      if (existsSync(from)) renameSync(from, `${this.path}.${i + 1}`);
+    try {
+      closeSync(this.fd);
+    } catch {}
+    try {
+      for (let i = this.keep - 1; i >= 1; i--) {
+        const from = `${this.path}.${i}`;
+        if (existsSync(from)) renameSync(from, `${this.path}.${i + 1}`);
+      }
+      renameSync(this.path, `${this.path}.1`);
+    } finally {
+      this.fd = openSync(this.path, 'a', 0o600);
+      this.size = fstatSync(this.fd).size;
     }
-    renameSync(this.path, `${this.path}.1`);
-    this.fd = openSync(this.path, 'a', 0o600);
-    this.size = 0;
   }
 
   close(): void {

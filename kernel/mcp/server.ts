@@ -6,14 +6,11 @@
  * JSON text, and as `structuredContent` when it is an object; a refusal is `isError: true` with
  * the envelope in both places.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { envelopeOf, isSvcError, SvcError } from '../errors.js';
+import { mcpSdk } from './sdk.js';
 import type { McpTool, ToolContext } from './tool.js';
 
 export const SERVER_NAME = 'svc';
@@ -49,7 +46,9 @@ export interface ServerDeps {
   context: ToolContext;
 }
 
+/** Call once `loadMcpSdk()` has resolved (the session book awaits it first). */
 export function buildServer(d: ServerDeps): Server {
+  const { Server, ListToolsRequestSchema, CallToolRequestSchema } = mcpSdk();
   const server = new Server(
     { name: SERVER_NAME, version: d.version },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },

@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Clock } from '../clock/index.js';
+import { loadMcpSdk, type McpSdk } from './sdk.js';
 
 export const MAX_SESSIONS = 64;
 export const SESSION_IDLE_MS = 60 * 60 * 1000;
@@ -30,8 +30,10 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-function opensSession(body: unknown): boolean {
-  return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+function opensSession(sdk: McpSdk, body: unknown): boolean {
+  return Array.isArray(body)
+    ? body.some((m) => sdk.isInitializeRequest(m))
+    : sdk.isInitializeRequest(body);
 }
 
 export class SessionBook {
@@ -54,6 +56,7 @@ export class SessionBook {
     owner: string,
     serverFor: () => Server,
   ): Promise<void> {
+    const sdk = await loadMcpSdk();
     const header = req.headers['mcp-session-id'];
     const id = Array.isArray(header) ? header[0] : header;
     if (id !== undefined) {
@@ -66,13 +69,13 @@ export class SessionBook {
       await session.transport.handleRequest(req, res, body);
       return;
     }
-    if (req.method !== 'POST' || !opensSession(body)) {
+    if (req.method !== 'POST' || !opensSession(sdk, body)) {
       rpcError(res, 400, -32000, 'Bad Request: No valid session ID provided');
       return;
     }
     await this.sweep();
     const server = serverFor();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: StreamableHTTPServerTransport = new sdk.StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {
         this.sessions.set(sid, { owner, transport, server, lastSeenMs: this.clock.now() });

@@ -29,7 +29,6 @@ import {
 } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import Database from 'better-sqlite3';
-import { create as tarCreate } from 'tar';
 import { type Clock, formatNs } from '../clock/index.js';
 import type { Paths } from '../daemon/paths.js';
 import type { Db } from '../store/index.js';
@@ -168,6 +167,8 @@ export async function writeArchive(src: ArchiveSources, target: string): Promise
       (name) => existsSync(join(stage, name)),
     );
     const archive = join(stage, 'archive.tar.gz');
+    // Loaded on first backup, not at every daemon start (issue 11, cold start).
+    const { create: tarCreate } = await import('tar');
     await tarCreate(
       { gzip: true, file: archive, cwd: stage, mode: 0o600, portable: true },
       entries,

@@ -17,7 +17,7 @@
 import { existsSync, lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { Paths } from '../daemon/paths.js';
-import { gitRaw, isDirty } from '../git/index.js';
+import { gitRaw, isDirty, pruneWorktrees, removeWorktree } from '../git/index.js';
 import type { Db } from '../store/index.js';
 import { treeBytes } from './sizes.js';
 
@@ -122,11 +122,12 @@ async function ownerRepo(worktree: string): Promise<string | null> {
 async function removeWorktreeDir(path: string): Promise<void> {
   const repo = await ownerRepo(path);
   if (repo) {
-    // Through git first, so the repository forgets the worktree; the branch stays.
-    await gitRaw(repo, ['worktree', 'remove', '--force', '--force', path]).catch(() => null);
+    // Through git first, so the repository forgets the worktree; the branch stays. The git
+    // helpers queue this behind any task's worktree add in the same repository.
+    await removeWorktree(repo, path, true).catch(() => null);
   }
   if (existsSync(path)) rmSync(path, { recursive: true, force: true });
-  if (repo) await gitRaw(repo, ['worktree', 'prune']).catch(() => null);
+  if (repo) await pruneWorktrees(repo).catch(() => null);
 }
 
 export class Reclaimer {

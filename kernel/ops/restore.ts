@@ -26,7 +26,6 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { extract as tarExtract } from 'tar';
 import { acquireDaemonLock } from '../daemon/lock.js';
 import { ensurePrivateDir, type Paths } from '../daemon/paths.js';
 import { NEWEST_MIGRATION, openDatabase } from '../store/index.js';
@@ -167,6 +166,8 @@ export async function restoreBackup(
   const lock = acquireDaemonLock(paths.lockFile, paths.dataDir, paths.daemonJson);
   const stage = mkdtempSync(join(paths.dataDir, '.svc-restore-'));
   try {
+    // Loaded on first use, not at every daemon start (issue 11, cold start).
+    const { extract: tarExtract } = await import('tar');
     await tarExtract({ file: archive, cwd: stage, strict: true, preserveOwner: false });
     const manifest = readManifest(stage);
     const schema = checkCopy(join(stage, ARCHIVE_DB));

@@ -3,22 +3,34 @@
  * it is written. Past `maxBytes` it latches: the crossing line is written whole, one
  * `svc.transcript_limit` line follows, and every later write is dropped (the caller then kills
  * the process tree and fails the step `transcript_limit`).
+ *
+ * A write the file system refuses (ENOSPC on a full disk, EDQUOT, EIO, a directory that cannot be
+ * created) never throws: output arrives in stream callbacks, where an exception would take the
+ * whole daemon down. The writer records the first error in `failure`, stops writing and calls
+ * `onFailure`; the caller kills the process tree and fails the step `transcript_unwritable`
+ * (issue 11, docs/reliability.md). What was written before the error stays in the file.
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export class TranscriptWriter {
-  private fd: number | null;
+  private fd: number | null = null;
   private size = 0;
   private latchedFlag = false;
+  private failed: NodeJS.ErrnoException | null = null;
 
   constructor(
     readonly path: string,
     private readonly maxBytes: number,
     private readonly onLatch?: () => void,
+    private readonly onFailure?: (err: NodeJS.ErrnoException) => void,
   ) {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    this.fd = openSync(path, 'a', 0o600);
+    try {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      this.fd = openSync(path, 'a', 0o600);
+    } catch (err) {
+      this.fail(err as NodeJS.ErrnoException);
+    }
   }
 
   get bytes(): number {
@@ -29,19 +41,22 @@ export class TranscriptWriter {
     return this.latchedFlag;
   }
 
+  /** The first error the file system answered, with its code (`ENOSPC`, …); null while healthy. */
+  get failure(): NodeJS.ErrnoException | null {
+    return this.failed;
+  }
+
   /** Appends one line (a JSON value or a raw line); returns the offset after it, or null when dropped. */
   write(line: string | Record<string, unknown>): number | null {
     if (this.fd === null || this.latchedFlag) return null;
     const text = typeof line === 'string' ? line : JSON.stringify(line);
-    const buf = Buffer.from(text.endsWith('\n') ? text : `${text}\n`);
-    writeSync(this.fd, buf);
-    this.size += buf.length;
+    if (!this.put(Buffer.from(text.endsWith('\n') ? text : `${text}\n`))) return null;
     if (this.maxBytes > 0 && this.size > this.maxBytes) {
-      const note = Buffer.from(
-        `${JSON.stringify({ type: 'svc.transcript_limit', max_bytes: this.maxBytes })}\n`,
+      this.put(
+        Buffer.from(
+          `${JSON.stringify({ type: 'svc.transcript_limit', max_bytes: this.maxBytes })}\n`,
+        ),
       );
-      writeSync(this.fd, note);
-      this.size += note.length;
       this.latchedFlag = true;
       this.onLatch?.();
     }
@@ -52,15 +67,34 @@ export class TranscriptWriter {
   annotate(kind: string, fields: Record<string, unknown>, ts: string): void {
     if (this.fd === null) return;
     // The annotation's own type wins over any field of the same name.
-    const buf = Buffer.from(`${JSON.stringify({ ...fields, type: `svc.${kind}`, ts })}\n`);
-    writeSync(this.fd, buf);
-    this.size += buf.length;
+    this.put(Buffer.from(`${JSON.stringify({ ...fields, type: `svc.${kind}`, ts })}\n`));
   }
 
   close(): void {
     if (this.fd !== null) {
-      closeSync(this.fd);
+      try {
+        closeSync(this.fd);
+      } catch {}
       this.fd = null;
     }
+  }
+
+  private put(buf: Buffer): boolean {
+    if (this.fd === null) return false;
+    try {
+      writeSync(this.fd, buf);
+      this.size += buf.length;
+      return true;
+    } catch (err) {
+      this.fail(err as NodeJS.ErrnoException);
+      return false;
+    }
+  }
+
+  private fail(err: NodeJS.ErrnoException): void {
+    if (this.failed) return;
+    this.failed = err;
+    this.close();
+    this.onFailure?.(err);
   }
 }

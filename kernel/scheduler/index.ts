@@ -10,13 +10,13 @@
 import type { Logger } from 'pino';
 import type { Clock, Timer } from '../clock/index.js';
 import type { ConfigService } from '../config/index.js';
-import type { ProjectsTable, TaskRow, TasksTable } from '../store/index.js';
+import type { ProjectsTable, QueuedTask, TasksTable } from '../store/index.js';
 
 export interface SchedulerHooks {
   /** CAS queued → running and start the runner; false when the task was no longer queued. */
-  admit(task: TaskRow): boolean;
+  admit(task: QueuedTask): boolean;
   /** queued → paused for a task whose pause was requested. */
-  park(task: TaskRow): void;
+  park(task: QueuedTask): void;
   /** Re-queues parents whose lanes all settled (fan_out join); runs first in each pass. */
   beforePass?(): void;
 }

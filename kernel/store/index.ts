@@ -21,7 +21,14 @@ export {
   type StepRunState,
   StepRunsTable,
 } from './step-runs.js';
-export { newTask, type TaskInsert, type TaskPatch, type TaskRow, TasksTable } from './tasks.js';
+export {
+  newTask,
+  type QueuedTask,
+  type TaskInsert,
+  type TaskPatch,
+  type TaskRow,
+  TasksTable,
+} from './tasks.js';
 export {
   TriggerDeliveriesTable,
   type TriggerDeliveryInsert,

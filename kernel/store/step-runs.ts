@@ -132,6 +132,13 @@ export class StepRunsTable {
       .all(taskId) as StepRunRow[];
   }
 
+  /** The task's most recent attempt (by insertion), any step. */
+  newest(taskId: number): StepRunRow | undefined {
+    return this.db
+      .prepare('SELECT * FROM step_runs WHERE task_id = ? ORDER BY id DESC LIMIT 1')
+      .get(taskId) as StepRunRow | undefined;
+  }
+
   atIndex(taskId: number, index: number): StepRunRow[] {
     return this.db
       .prepare('SELECT * FROM step_runs WHERE task_id = ? AND step_index = ? ORDER BY id')

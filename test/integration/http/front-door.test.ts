@@ -1,4 +1,5 @@
 // SPEC §4.8, §5, §7: auth, Host guard, body rules and the error envelope on the real app.
+import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { SvcError } from '../../../kernel/errors.js';
 import { buildTestApp } from '../../support/app.js';
@@ -212,5 +213,62 @@ describe('error envelope for 404, 405 and 500', () => {
       message: 'cannot approve a task that is done',
       details: { state: 'done' },
     });
+  });
+});
+
+// Found by the route fuzz test (issue 11, decision 153): Node's parser refuses some requests before
+// fastify routes them, and those answers used to be fastify's own shape, not the envelope.
+describe('requests refused before routing', () => {
+  async function raw(t: Awaited<ReturnType<typeof buildTestApp>>, request: string) {
+    await t.kernel.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.kernel.app.server.address() as AddressInfo;
+    return new Promise<string>((resolve, reject) => {
+      let got = '';
+      const socket = connect(port, '127.0.0.1', () => socket.write(request));
+      socket.on('data', (d) => {
+        got += d.toString('utf8');
+      });
+      socket.on('close', () => resolve(got));
+      socket.on('error', reject);
+    });
+  }
+
+  it.each([
+    [
+      'headers over the parser limit',
+      `GET /v1/tasks?limit=${'9'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+      431,
+      'headers_too_large',
+    ],
+    [
+      'a broken request line',
+      'GET /v1/info HTTP/9.x\r\nHost: 127.0.0.1\r\n\r\n',
+      400,
+      'malformed_request',
+    ],
+    ['a bad header', 'GET /v1/info HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n', 400, 'malformed_request'],
+  ])('%s answers the envelope and closes', async (_what, request, status, code) => {
+    const t = await buildTestApp();
+    const answer = await raw(t, request);
+    expect(answer.startsWith(`HTTP/1.1 ${status} `)).toBe(true);
+    expect(envelope(answer.slice(answer.indexOf('\r\n\r\n') + 4)).code).toBe(code);
+  });
+});
+
+describe('URLs the router refuses', () => {
+  it.each([
+    ['bad percent-encoding', '/v1/tasks/%E0%A4%A', 400, 'malformed_request'],
+    [
+      'a path segment over the router limit',
+      `/v1/projects/${'x'.repeat(300)}`,
+      400,
+      'validation_failed',
+    ],
+  ])('%s answers the envelope', async (_what, url, status, code) => {
+    const t = await buildTestApp();
+    const res = await t.api('GET', url);
+    expect(res.statusCode).toBe(status);
+    expect(envelope(res.body).code).toBe(code);
+    expect(res.body).not.toContain('xxxxxxxxxx');
   });
 });

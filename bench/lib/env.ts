@@ -1,0 +1,195 @@
+/**
+ * Scratch environments for benchmarks: temp roots, real git repositories, config files and the
+ * daemon started in this process (so the bench can watch the event log without polling).
+ */
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  DAEMON_NODE_FLAGS,
+  type Paths,
+  pathsFor,
+  type RunningDaemon,
+  runDaemon,
+} from '../../kernel/daemon/index.js';
+import { now } from './stats.js';
+
+const IDENTITY = {
+  GIT_AUTHOR_NAME: 'svc bench',
+  GIT_AUTHOR_EMAIL: 'bench@svc.invalid',
+  GIT_COMMITTER_NAME: 'svc bench',
+  GIT_COMMITTER_EMAIL: 'bench@svc.invalid',
+};
+Object.assign(process.env, IDENTITY);
+
+const roots: string[] = [];
+
+export function tempRoot(prefix = 'svc-bench-'): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  roots.push(dir);
+  return dir;
+}
+
+/** Removes every temp root made by this run. */
+export function cleanup(): void {
+  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
+
+/** Runs git asynchronously, as the daemon does (execFile, no shell). */
+export function gitAsync(cwd: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd }, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+/** A repository with one commit on `main`. */
+export function makeRepo(root: string, name = 'repo'): string {
+  const path = join(root, name);
+  mkdirSync(path, { recursive: true });
+  git(path, 'init', '-q', '-b', 'main');
+  git(path, 'config', 'commit.gpgsign', 'false');
+  writeFileSync(join(path, 'README.md'), '# bench\n');
+  git(path, 'add', '-A');
+  git(path, 'commit', '-q', '-m', 'initial');
+  return path;
+}
+
+/** Paths under `root`, a config file and global workflows written before the daemon starts. */
+export function prepare(
+  root: string,
+  config: string,
+  workflows: Record<string, string> = {},
+): Paths {
+  const paths = pathsFor(join(root, 'config'), join(root, 'data'));
+  mkdirSync(paths.configDir, { recursive: true, mode: 0o700 });
+  mkdirSync(paths.workflowsDir, { recursive: true });
+  writeFileSync(paths.configFile, config, { mode: 0o600 });
+  for (const [name, text] of Object.entries(workflows))
+    writeFileSync(join(paths.workflowsDir, `${name}.yaml`), text);
+  return paths;
+}
+
+/** The settings every bench daemon shares: no outbound release check, no backups. */
+export const QUIET_CONFIG = 'update:\n  check: false\n';
+
+export function commandWorkflow(name: string, run: string): string {
+  return `name: ${name}\nsteps:\n  - id: run\n    type: command\n    run: ${JSON.stringify(run)}\n`;
+}
+
+export interface Api {
+  url: string;
+  token: string;
+  call<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
+export function apiFor(url: string, token: string): Api {
+  return {
+    url,
+    token,
+    async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status} ${text}`);
+      return (text ? JSON.parse(text) : undefined) as T;
+    },
+  };
+}
+
+export interface InProcess {
+  daemon: RunningDaemon;
+  api: Api;
+}
+
+export async function startInProcess(paths: Paths): Promise<InProcess> {
+  const daemon = await runDaemon(paths);
+  return { daemon, api: apiFor(daemon.url, daemon.kernel.services.daemon.token) };
+}
+
+export interface ChildDaemon {
+  pid: number;
+  api: Api;
+  /** Milliseconds from spawn to the first 200 from /v1/health. */
+  startMs: number;
+  /** CPU the process had used by then (user + system, 10 ms ticks). */
+  startCpuMs: number;
+  rssBytes(): number;
+  stop(): Promise<void>;
+}
+
+/** The built CLI, as a user runs it. */
+export const SVC_BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
+
+/** User + system CPU of a process so far, from /proc (clock ticks of 10 ms). */
+export function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+export function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : Number.NaN;
+}
+
+/** Waits until `url` answers 200, polling every millisecond or two. */
+export async function waitHealthy(getUrl: () => string | null, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const url = getUrl();
+    if (url) {
+      try {
+        const res = await fetch(`${url}/v1/health`);
+        await res.arrayBuffer();
+        if (res.ok) return;
+      } catch {}
+    }
+    if (Date.now() > deadline) throw new Error('the daemon never became healthy');
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+/** Starts `svc daemon run` in its own process with the flags `svc daemon start` gives it. */
+export async function spawnDaemon(paths: Paths): Promise<ChildDaemon> {
+  const t0 = now();
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, SVC_BIN, 'daemon', 'run'], {
+    env: { ...process.env, SVC_DATA_DIR: paths.dataDir, SVC_CONFIG_DIR: paths.configDir },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let url: string | null = null;
+  await waitHealthy(() => {
+    if (url) return url;
+    try {
+      url = (JSON.parse(readFileSync(paths.daemonJson, 'utf8')) as { url: string }).url;
+    } catch {}
+    return url;
+  });
+  const startMs = now() - t0;
+  const pid = child.pid as number;
+  const startCpuMs = cpuMsOf(pid);
+  const token = readFileSync(paths.tokenFile, 'utf8').trim();
+  return {
+    pid,
+    api: apiFor(url as unknown as string, token),
+    startMs,
+    startCpuMs,
+    rssBytes: () => rssOf(pid),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
