@@ -3,8 +3,8 @@
 // real daemon with real git; only the agent CLIs are faked (test/fixtures/fake-agents). The fake
 // claude's `edit` scenario writes fake-edit.txt, and the package's tests pass once it exists, so
 // "let an agent fix the failing tests" really depends on the agent's work.
-// fan-out-refactor is not run: its lanes come from an agent's answer listing packages, which the
-// fakes cannot give; it is validated and resolved with the others (test/unit/workflows/examples).
+// fan-out-refactor's lanes come from the listing agent's answer, which the fake claude's RESULT
+// knob sets; the packages are npm workspaces whose tests pass.
 import { chmodSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,7 @@ async function sampleProject(t: TestApp) {
         name: 'sample',
         version: '1.0.0',
         private: true,
+        workspaces: ['packages/*'],
         scripts: {
           test: exists('fake-edit.txt'),
           lint: 'node -e ""',
@@ -37,6 +38,9 @@ async function sampleProject(t: TestApp) {
     )}\n`,
     // `npx tsc` runs the project's own TypeScript; this stand-in keeps the test off the registry.
     'node_modules/.bin/tsc': '#!/bin/sh\nexit 0\n',
+    'packages/pkg-a/package.json': `${JSON.stringify({ name: 'pkg-a', version: '1.0.0', scripts: { test: 'node -e ""' } })}\n`,
+    'packages/pkg-b/package.json': `${JSON.stringify({ name: 'pkg-b', version: '1.0.0', scripts: { test: 'node -e ""' } })}\n`,
+    'packages/docs/package.json': `${JSON.stringify({ name: 'docs', version: '1.0.0', scripts: { test: 'node -e ""' } })}\n`,
   };
   for (const f of readdirSync(DIR).filter((n) => n.endsWith('.yaml')))
     files[`.svc/workflows/${f}`] = readFileSync(join(DIR, f), 'utf8');
@@ -140,5 +144,46 @@ describe('the sample workflows, run by a daemon with faked agent CLIs', () => {
     expect(pkg.version).toBe('1.1.0');
     await t.json('POST', `/v1/tasks/${task.id}/approve`);
     await waitState(t, task.id, 'done');
+  });
+  it('fan-out-refactor: a lane per listed package, merged back in order, docs lanes, shared tests', async () => {
+    const t = await buildTestApp({
+      config: agentConfig({ FAKE_CLAUDE_RESULT: 'pkg-a\npkg-b' }),
+    });
+    const { project } = await sampleProject(t);
+    const task = await createTask(t, {
+      project_id: project.id,
+      title: 'Swap the date library',
+      workflow: 'fan-out-refactor',
+      fields: { refactoring: 'replace moment with date-fns' },
+    });
+    await waitState(t, task.id, 'done', 120_000);
+    const runs = await runsOf(t, task.id);
+    expect(runs.filter((r) => r.group_id === null).map((r) => [r.step_id, r.state])).toEqual([
+      ['list', 'succeeded'],
+      ['packages', 'succeeded'],
+      ['docs', 'succeeded'],
+      ['integration', 'succeeded'],
+    ]);
+    const detail = await t.json<{ children: { total: number; by_state: Record<string, number> } }>(
+      'GET',
+      `/v1/tasks/${task.id}`,
+    );
+    expect(detail.children).toMatchObject({ total: 4, by_state: { done: 4 } });
+    const all = await t.json<Array<{ id: number; parent_task_id: number | null; lane_id: string }>>(
+      'GET',
+      '/v1/tasks?archived=all&include_children=true',
+    );
+    const lanes = all.filter((c) => c.parent_task_id === task.id).sort((x, y) => x.id - y.id);
+    expect(lanes.map((c) => c.lane_id)).toEqual(['pkg-1', 'pkg-2', 'readme', 'migration-notes']);
+    // Each package lane ran refactor-package with its package: the agent, then that package's tests.
+    for (const [i, pkg] of ['pkg-a', 'pkg-b'].entries()) {
+      const lane = lanes[i] as { id: number };
+      const child = await t.json<{ fields: Record<string, string> }>('GET', `/v1/tasks/${lane.id}`);
+      expect(child.fields.package).toBe(pkg);
+      expect(summary(await runsOf(t, lane.id))).toEqual([
+        ['change', 'succeeded'],
+        ['test', 'succeeded'],
+      ]);
+    }
   });
 });
