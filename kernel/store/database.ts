@@ -75,8 +75,9 @@ const STATEMENT_CACHE_SIZE = 500;
  * Makes `db.prepare` reuse the compiled statement of a SQL text it has seen. The tables call
  * `prepare(sql).get()` inline, and compiling the statement again each time cost about a fifth of
  * a task's JavaScript time from create to done (issue 11, docs/performance.md). A reused
- * statement is handed back in its default mode (no `pluck`); one still busy iterating is never
- * shared. Least recently used texts leave first, so SQL built per call cannot grow it unbounded.
+ * statement is handed back in its default mode (no `pluck`, `expand` or `raw`); one still busy
+ * iterating is never shared. Least recently used texts leave first, so SQL built per call cannot
+ * grow it unbounded.
  */
 export function cacheStatements(db: Db, size = STATEMENT_CACHE_SIZE): Db {
   const compile = db.prepare.bind(db);
@@ -86,7 +87,7 @@ export function cacheStatements(db: Db, size = STATEMENT_CACHE_SIZE): Db {
     if (hit && !hit.busy) {
       cache.delete(sql);
       cache.set(sql, hit);
-      return hit.reader ? hit.pluck(false) : hit;
+      return hit.reader ? hit.pluck(false).expand(false).raw(false) : hit;
     }
     const stmt = compile(sql);
     if (hit) return stmt;

@@ -67,6 +67,11 @@ describe('store', () => {
     const sql = 'SELECT a, b FROM t ORDER BY a';
     expect(db.prepare(sql).pluck().all()).toEqual([1, 3]);
     expect(db.prepare(sql)).toBe(db.prepare(sql));
+    expect(db.prepare(sql).raw().all()).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(db.prepare(sql).expand().get()).toEqual({ t: { a: 1, b: 2 } });
     expect(db.prepare(sql).all()).toEqual([
       { a: 1, b: 2 },
       { a: 3, b: 4 },
