@@ -11,6 +11,7 @@ export {
   detectDefaultBranch,
   headCommit,
   isValidBranchName,
+  looseBranchExists,
   type RepoCheck,
 } from './repo.js';
 export { GitError, type GitResult, git, gitRaw } from './run.js';

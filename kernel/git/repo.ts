@@ -1,5 +1,6 @@
 /** Questions about a repository: is it one, its default branch, its branches and refs. */
-import { realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { GitError, git, gitRaw } from './run.js';
 
 export interface RepoCheck {
@@ -41,7 +42,32 @@ export async function checkRepository(path: string): Promise<RepoCheck> {
   return { ok: true, toplevel: real };
 }
 
+/** A branch name simple enough to map onto a loose ref file (no `..`, no empty component). */
+const PLAIN_BRANCH =
+  /^(?!.*\.\.)(?!.*\/\/)(?!.*\.lock(?:\/|$))[A-Za-z0-9_][A-Za-z0-9._/-]*(?<![/.])$/;
+const OBJECT_ID = /^([0-9a-f]{2})([0-9a-f]{38}|[0-9a-f]{62})\n?$/;
+
+/**
+ * Answers `git show-ref --verify refs/heads/<branch>` without a git process when the answer is a
+ * plain yes: the repository's own `.git` directory holds the branch as a loose ref naming a loose
+ * object. Anything else (packed refs or objects, a symbolic ref, reftable, a gitfile, an unusual
+ * name) returns false and the caller asks git. Creating a task asked git this once per task, and
+ * each git process forks the daemon (issue 11, decision 156).
+ */
+export function looseBranchExists(repo: string, branch: string): boolean {
+  if (!PLAIN_BRANCH.test(branch)) return false;
+  try {
+    const gitDir = join(repo, '.git');
+    if (!lstatSync(gitDir).isDirectory()) return false;
+    const id = OBJECT_ID.exec(readFileSync(join(gitDir, 'refs', 'heads', branch), 'utf8'));
+    return id !== null && existsSync(join(gitDir, 'objects', id[1] as string, id[2] as string));
+  } catch {
+    return false;
+  }
+}
+
 export async function branchExists(repo: string, branch: string): Promise<boolean> {
+  if (looseBranchExists(repo, branch)) return true;
   const r = await gitRaw(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`]);
   return r.code === 0;
 }

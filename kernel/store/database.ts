@@ -68,12 +68,44 @@ export function ensurePrivateFile(file: string): void {
   if (process.platform !== 'win32') chmodSync(file, 0o600);
 }
 
+/** How many distinct SQL texts keep their compiled statement (the tables use about a hundred). */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Makes `db.prepare` reuse the compiled statement of a SQL text it has seen. The tables call
+ * `prepare(sql).get()` inline, and compiling the statement again each time cost about a fifth of
+ * a task's JavaScript time from create to done (issue 11, docs/performance.md). A reused
+ * statement is handed back in its default mode (no `pluck`, `expand` or `raw`); one still busy
+ * iterating is never shared. Least recently used texts leave first, so SQL built per call cannot
+ * grow it unbounded.
+ */
+export function cacheStatements(db: Db, size = STATEMENT_CACHE_SIZE): Db {
+  const compile = db.prepare.bind(db);
+  const cache = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    const hit = cache.get(sql);
+    if (hit && !hit.busy) {
+      cache.delete(sql);
+      cache.set(sql, hit);
+      return hit.reader ? hit.pluck(false).expand(false).raw(false) : hit;
+    }
+    const stmt = compile(sql);
+    if (hit) return stmt;
+    cache.set(sql, stmt);
+    if (cache.size > size) cache.delete(cache.keys().next().value as string);
+    return stmt;
+  }) as Db['prepare'];
+  return db;
+}
+
 export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   if (!opts.readonly) ensurePrivateFile(file);
-  const db = new Database(file, {
-    readonly: opts.readonly ?? false,
-    fileMustExist: opts.readonly ?? false,
-  });
+  const db = cacheStatements(
+    new Database(file, {
+      readonly: opts.readonly ?? false,
+      fileMustExist: opts.readonly ?? false,
+    }),
+  );
   try {
     if (!opts.readonly) {
       db.pragma('journal_mode = WAL');

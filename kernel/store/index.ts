@@ -4,6 +4,7 @@
  * Uses: nothing but the file. Used by: every service that keeps state.
  */
 export {
+  cacheStatements,
   type Db,
   ensurePrivateFile,
   openDatabase,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
+  cacheStatements,
   migrations,
   NEWEST_MIGRATION,
   openDatabase,
@@ -58,6 +59,33 @@ describe('store', () => {
     raw.close();
     expect(() => openDatabase(file)).toThrow(SchemaTooNewError);
     expect(() => openDatabase(file)).toThrow(/newer than this svc supports/);
+  });
+
+  it('reuses a compiled statement in its default mode, never one busy iterating', () => {
+    const db = cacheStatements(new Database(':memory:'), 2);
+    db.exec('CREATE TABLE t (a INTEGER, b INTEGER); INSERT INTO t VALUES (1, 2), (3, 4)');
+    const sql = 'SELECT a, b FROM t ORDER BY a';
+    expect(db.prepare(sql).pluck().all()).toEqual([1, 3]);
+    expect(db.prepare(sql)).toBe(db.prepare(sql));
+    expect(db.prepare(sql).raw().all()).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(db.prepare(sql).expand().get()).toEqual({ t: { a: 1, b: 2 } });
+    expect(db.prepare(sql).all()).toEqual([
+      { a: 1, b: 2 },
+      { a: 3, b: 4 },
+    ]);
+    const seen: number[] = [];
+    for (const row of db.prepare(sql).iterate() as Iterable<{ a: number }>)
+      seen.push(row.a, db.prepare(sql).pluck().all().length);
+    expect(seen).toEqual([1, 2, 3, 2]);
+    // Beyond the size, the least recently used text is compiled again.
+    const first = db.prepare('SELECT 1');
+    db.prepare('SELECT 2');
+    db.prepare('SELECT 3');
+    expect(db.prepare('SELECT 1')).not.toBe(first);
+    db.close();
   });
 
   it('runs after-commit work only when the outermost transaction commits', () => {
