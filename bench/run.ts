@@ -76,6 +76,14 @@ async function main(): Promise<void> {
       ok: s.ratio <= 1.3 && r.failed === 0,
     });
     rows.push({
+      measure: 'step overhead, create→archived median (worktree removed too)',
+      svc: fmtMs(s.archived),
+      baseline: fmtMs(s.base),
+      ratio: ratio(s.archived, s.base),
+      target: '',
+      ok: null,
+    });
+    rows.push({
       measure: 'step overhead, p99',
       svc: fmtMs(s.svcP99),
       baseline: fmtMs(s.baseP99),
