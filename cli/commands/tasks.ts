@@ -7,27 +7,10 @@ import { type Command, type CommandContext, JSON_OPTION, type OptionSpec } from 
 import { EXIT } from '../exit-codes.js';
 import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
 import { type Frame, followStream } from '../sse.js';
+import type { StepRun } from '../tui/model.js';
 
-interface Step {
-  id: number;
-  step_index: number;
-  step_id: string;
-  step_name: string;
-  step_type: string;
-  group_id: string | null;
-  attempt: number;
-  iteration: number;
-  loop_item: string | null;
-  state: string;
-  failure_reason: string | null;
-  skip_reason: string | null;
-  exit_code: number | null;
-  cost_usd: number | null;
-  started_at: string;
-  finished_at: string | null;
-  follow_up: boolean;
-  has_transcript: boolean;
-}
+/** A step run as `GET /v1/tasks/{id}/steps` answers it; the board reads the same rows. */
+type Step = StepRun;
 
 export interface Task {
   id: number;
