@@ -97,14 +97,16 @@ async function copyDatabase(db: Db, dest: string): Promise<number> {
  * left out: svc writes none there), tolerating files that vanish meanwhile. Returns the bytes copied.
  */
 function snapshotTree(from: string, to: string): number {
-  mkdirSync(to, { recursive: true, mode: 0o700 });
-  let bytes = 0;
   let names: Dirent[];
   try {
     names = readdirSync(from, { withFileTypes: true });
-  } catch {
-    return 0;
+  } catch (err) {
+    // A tree that does not exist (yet) is simply not in the archive.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
   }
+  mkdirSync(to, { recursive: true, mode: 0o700 });
+  let bytes = 0;
   for (const entry of names) {
     const src = join(from, entry.name);
     const dest = join(to, entry.name);
@@ -153,16 +155,11 @@ export async function writeArchive(src: ArchiveSources, target: string): Promise
     // between its stat and its read ("did not encounter expected EOF"), and a running step's
     // transcript grows all the time. A copy is a fixed snapshot (a reflink where the filesystem
     // has them, so usually no extra space).
-    let transcriptBytes = 0;
-    const trees: Array<[string, string]> = [
-      [src.paths.transcriptsDir, ARCHIVE_TRANSCRIPTS],
-      [src.paths.workflowsDir, ARCHIVE_WORKFLOWS],
-    ];
-    for (const [from, to] of trees) {
-      if (!existsSync(from)) continue;
-      const bytes = snapshotTree(from, join(stage, to));
-      if (to === ARCHIVE_TRANSCRIPTS) transcriptBytes = bytes;
-    }
+    const transcriptBytes = snapshotTree(
+      src.paths.transcriptsDir,
+      join(stage, ARCHIVE_TRANSCRIPTS),
+    );
+    snapshotTree(src.paths.workflowsDir, join(stage, ARCHIVE_WORKFLOWS));
     const entries = [ARCHIVE_MANIFEST, ARCHIVE_DB, ARCHIVE_TRANSCRIPTS, ARCHIVE_WORKFLOWS].filter(
       (name) => existsSync(join(stage, name)),
     );
