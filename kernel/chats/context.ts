@@ -5,6 +5,7 @@
  * and aborted. Assembled when the chat opens, so it describes the task as the human saw it.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { jsonOr } from '../engine/index.js';
 import type { StepRunRow, TaskRow } from '../store/index.js';
 
 export const CONTEXT_TAIL_LINES = 200;
@@ -19,11 +20,7 @@ function tail(path: string | null): string {
 }
 
 function fieldsText(task: TaskRow): string {
-  let fields: Record<string, string> = {};
-  try {
-    fields = JSON.parse(task.fields) as Record<string, string>;
-  } catch {}
-  const entries = Object.entries(fields);
+  const entries = Object.entries(jsonOr<Record<string, string>>(task.fields, {}));
   return entries.length ? `Fields:\n${entries.map(([k, v]) => `- ${k}: ${v}`).join('\n')}` : '';
 }
 

@@ -20,6 +20,7 @@ import {
   type Store,
   type TaskRow,
 } from '../store/index.js';
+import { taskView } from './context.js';
 import type { InputBroker } from './input.js';
 import {
   durationMs,
@@ -234,27 +235,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   if (spec.override?.run_override !== undefined) effectiveDef.run = spec.override.run_override;
 
   const ctx: StepContext = {
-    task: {
-      id: task.id,
-      title: task.title,
-      description: task.description,
-      workflow: task.workflow,
-      fields: fieldsOf(task),
-      branch: task.branch_name ?? '',
-      base_branch: task.base_branch,
-      worktree: task.worktree_path ?? '',
-      project: {
-        id: project.id,
-        name: project.name,
-        path: project.path,
-        default_branch: project.default_branch,
-      },
-      restricted: task.restricted === 1,
-      agent_override: task.agent_override,
-      model_override: task.model_override,
-      effort_override: task.effort_override,
-      prompt: task.prompt ?? '',
-    },
+    task: taskView(task, project, task.worktree_path ?? '', fieldsOf(task)),
     step: {
       id: step.id,
       name: stepName(step),

@@ -4,9 +4,40 @@
  * `.Conflicts`. `.Steps` holds the steps the run has moved past, each `{Status, Result, ExitCode}`,
  * keyed by step id; a step never sees its own failed attempts mid-retry.
  */
+import type { TaskView } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import type { StepRunRow, TaskRow } from '../store/index.js';
 import { fieldsOf, type StepDef, type WorkflowSnapshot } from './model.js';
+
+/** The task as a step (or a flow step) sees it: `ctx.task`. */
+export function taskView(
+  task: TaskRow,
+  project: Project,
+  worktree: string,
+  fields: Record<string, string>,
+): TaskView {
+  return {
+    id: task.id,
+    title: task.title,
+    description: task.description,
+    workflow: task.workflow,
+    fields,
+    branch: task.branch_name ?? '',
+    base_branch: task.base_branch,
+    worktree,
+    project: {
+      id: project.id,
+      name: project.name,
+      path: project.path,
+      default_branch: project.default_branch,
+    },
+    restricted: task.restricted === 1,
+    agent_override: task.agent_override,
+    model_override: task.model_override,
+    effort_override: task.effort_override,
+    prompt: task.prompt ?? '',
+  };
+}
 
 export interface StepPosition {
   index: number;

@@ -105,6 +105,14 @@ export interface CreateResult {
 }
 
 /** Canonical JSON with sorted keys: reformatting or key order never changes the digest. */
+/** The id the next task insert will take (AUTOINCREMENT never reuses one); branch names carry it. */
+export function nextTaskId(store: Store): number {
+  const row = store.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'tasks'").get() as
+    | { seq: number }
+    | undefined;
+  return (row?.seq ?? 0) + 1;
+}
+
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
@@ -265,12 +273,7 @@ export class TaskCreator {
         const existing = this.lookupKey(opts.idempotencyKey, digest);
         if (existing) return { existing };
       }
-      const nextId =
-        ((
-          d.store.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'tasks'").get() as
-            | { seq: number }
-            | undefined
-        )?.seq ?? 0) + 1;
+      const nextId = nextTaskId(d.store);
       const branch = branchFor({
         id: nextId,
         title,

@@ -19,7 +19,7 @@ import type {
 import type { Project } from '../projects/index.js';
 import { newStepRun, type StepRunRow, type TaskRow } from '../store/index.js';
 import { runAttempt } from './attempt.js';
-import { buildContext } from './context.js';
+import { buildContext, taskView } from './context.js';
 import { spawnLanes } from './lanes.js';
 import { commitMerge, mergeLane, pendingMerge } from './merge.js';
 import {
@@ -306,27 +306,7 @@ export async function runFlow(
 
   const worktree = task.worktree_path ?? project.path;
   const ctx: FlowContext = {
-    task: {
-      id: task.id,
-      title: task.title,
-      description: task.description,
-      workflow: task.workflow,
-      fields: jsonOr<Record<string, string>>(task.fields, {}),
-      branch: task.branch_name ?? '',
-      base_branch: task.base_branch,
-      worktree,
-      project: {
-        id: project.id,
-        name: project.name,
-        path: project.path,
-        default_branch: project.default_branch,
-      },
-      restricted: task.restricted === 1,
-      agent_override: task.agent_override,
-      model_override: task.model_override,
-      effort_override: task.effort_override,
-      prompt: task.prompt ?? '',
-    },
+    task: taskView(task, project, worktree, jsonOr<Record<string, string>>(task.fields, {})),
     step: { id: step.id, name: topName, type: step.type, index },
     signal: flowSignal,
     timedOut: () => timedOut,

@@ -14,7 +14,13 @@ export {
   type HandoffSpec,
 } from './create.js';
 export { Engine, type EngineDeps, type ListQuery } from './engine.js';
-export type { FollowUpSpec, StepDef, WorkflowOrigin, WorkflowSnapshot } from './model.js';
+export {
+  type FollowUpSpec,
+  jsonOr,
+  type StepDef,
+  type WorkflowOrigin,
+  type WorkflowSnapshot,
+} from './model.js';
 export type {
   AgentOverrides,
   AgentPort,

@@ -10,6 +10,7 @@ import type { LaneSpec } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import { newTask, type Store, type TaskRow, type TasksTable } from '../store/index.js';
 import { branchFor } from './branch.js';
+import { nextTaskId } from './create.js';
 import { fieldsOf, type WorkflowOrigin, type WorkflowSnapshot } from './model.js';
 import type { WorkflowPort } from './ports.js';
 
@@ -68,12 +69,7 @@ export function spawnLanes(
     }
     const ids: number[] = [];
     for (const { spec, snapshot, name } of resolved) {
-      const nextId =
-        ((
-          d.store.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'tasks'").get() as
-            | { seq: number }
-            | undefined
-        )?.seq ?? 0) + 1;
+      const nextId = nextTaskId(d.store);
       const title = `${parent.title} — ${spec.id}`;
       const fields = { ...fieldsOf(parent), ...spec.fields };
       const branch = branchFor({

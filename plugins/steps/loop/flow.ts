@@ -16,7 +16,12 @@ export const loopFlow: StepFlow = async (ctx, def): Promise<FlowOutcome> => {
     typeof def.max_iterations === 'number' ? def.max_iterations : ctx.limits().loop_max_iterations;
   const history = ctx.history().filter((r) => bodyIds.has(r.step_id) && r.iteration > 0);
   const recorded = new Map<number, string | null>();
-  for (const r of history) recorded.set(r.iteration, r.loop_item);
+  // Latest row per body step and iteration, read once: each pair is looked up before its own run.
+  const latestAt = new Map<string, (typeof history)[number]>();
+  for (const r of history) {
+    recorded.set(r.iteration, r.loop_item);
+    latestAt.set(`${r.iteration}:${r.step_id}`, r);
+  }
   const started = Math.max(0, ...recorded.keys());
 
   let items: Array<string | null>;
@@ -71,10 +76,7 @@ export const loopFlow: StepFlow = async (ctx, def): Promise<FlowOutcome> => {
       total,
     };
     iteration: for (const step of body) {
-      const latest = ctx
-        .history()
-        .filter((r) => r.step_id === step.id && r.iteration === i)
-        .at(-1);
+      const latest = latestAt.get(`${i}:${step.id}`);
       if (latest) {
         if (latest.state === 'stopped' && step.type === 'break') return { kind: 'succeeded' };
         if (latest.state === 'stopped' && step.type === 'condition') break;
