@@ -8,8 +8,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SystemClock } from '../../kernel/clock/index.js';
-import { probeRunner } from '../../kernel/ops/index.js';
+import { probeRunner } from '../../kernel/agents/index.js';
 import type {
   AgentAdapter,
   AgentEvent,
@@ -106,7 +105,7 @@ export async function runAgent(opts: RunAgentOptions): Promise<RunAgentResult> {
   return { lines, events, verdict, code, signal, stderr };
 }
 
-/** The kernel's probe runner over the test process's environment plus `env`, on the real clock. */
+/** The kernel's probe runner over the test process's environment plus `env`. */
 export function spawnProbeRunner(
   binary: string,
   env: Record<string, string | undefined> = {},
@@ -114,5 +113,5 @@ export function spawnProbeRunner(
   const merged: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, ...env }))
     if (v !== undefined) merged[k] = v;
-  return probeRunner(binary, merged, new SystemClock());
+  return probeRunner(binary, merged, process.cwd());
 }
