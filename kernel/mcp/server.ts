@@ -10,6 +10,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { envelopeOf, isSvcError, SvcError } from '../errors.js';
+import { isRecord } from '../plugin/index.js';
 import { mcpSdk } from './sdk.js';
 import type { McpTool, ToolContext } from './tool.js';
 
@@ -19,14 +20,10 @@ const INSTRUCTIONS =
   'svc supervises coding agents: projects are git repositories; tasks run workflows of steps in their own worktrees. ' +
   'Tools mirror the svc HTTP API one to one and answer its JSON bodies; a refusal is the API error envelope {error:{code,message,details}}.';
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 export function toolResult(body: unknown): CallToolResult {
   return {
     content: [{ type: 'text', text: JSON.stringify(body ?? null) }],
-    ...(isObject(body) ? { structuredContent: body } : {}),
+    ...(isRecord(body) ? { structuredContent: body } : {}),
   };
 }
 

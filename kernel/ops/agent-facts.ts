@@ -7,19 +7,11 @@
  * reports work before the kernel's agents service (the `/v1/agents` probe cache, quota readings)
  * lands. That service replaces the registration and fills `quota`; nothing else changes.
  */
-import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import type { Clock } from '../clock/index.js';
+import { probeRunner } from '../agents/probe-runner.js';
 import type { Config } from '../config/index.js';
-import type {
-  AgentAdapter,
-  AgentProbe,
-  ProbeCommand,
-  ProbeOutcome,
-  ProbeRunner,
-  Registry,
-} from '../plugin/index.js';
+import type { AgentAdapter, AgentProbe, Registry } from '../plugin/index.js';
 import { resolveEnvironment } from '../proc/index.js';
 
 export type VersionVerdict = 'tested' | 'untested' | 'incompatible' | '';
@@ -70,57 +62,6 @@ export function whichBinary(program: string, pathVar: string | undefined): strin
   return null;
 }
 
-/** A probe runner: argv only, environment policy plus the probe's own variables, a hard timeout. */
-export function probeRunner(
-  binary: string,
-  env: Record<string, string>,
-  clock: Clock,
-): ProbeRunner {
-  return (command: ProbeCommand) =>
-    new Promise<ProbeOutcome>((resolve) => {
-      let settled = false;
-      const finish = (o: ProbeOutcome) => {
-        if (settled) return;
-        settled = true;
-        timer.cancel();
-        resolve(o);
-      };
-      let stdout = '';
-      let stderr = '';
-      let timedOut = false;
-      const child = spawn(binary, [...command.args], {
-        cwd: command.cwd ?? process.cwd(),
-        env: { ...env, ...command.env },
-        stdio: ['pipe', 'pipe', 'pipe'],
-        windowsHide: true,
-      });
-      const timer = clock.setTimer(command.timeout_ms, () => {
-        timedOut = true;
-        child.kill('SIGKILL');
-      });
-      child.on('error', (err) => finish({ kind: 'spawn_failed', message: err.message }));
-      child.stdin.on('error', () => {});
-      if (command.stdin !== undefined) child.stdin.write(command.stdin);
-      if (!command.until) child.stdin.end();
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (d: string) => {
-        stdout += d;
-        if (command.until?.(stdout)) child.stdin.end();
-      });
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (d: string) => {
-        if (stderr.length < 64 * 1024) stderr += d;
-      });
-      child.on('close', (code, signal) =>
-        finish(
-          timedOut
-            ? { kind: 'timed_out', stdout, stderr }
-            : { kind: 'exited', code, signal, stdout, stderr },
-        ),
-      );
-    });
-}
-
 interface CacheEntry {
   key: string;
   probe: AgentProbe;
@@ -138,7 +79,6 @@ export class ProbingAgentFacts implements AgentFactsSource {
   constructor(
     private readonly registry: Registry,
     private readonly config: () => Config,
-    private readonly clock: Clock,
   ) {}
 
   async rows(mode: ProbeMode): Promise<AgentFacts[]> {
@@ -182,7 +122,7 @@ export class ProbingAgentFacts implements AgentFactsSource {
     if (entry && entry.key !== key) entry = undefined;
     if (mode === 'fresh' || (mode === 'cached' && !entry)) {
       try {
-        const probe = await adapter.probe({ path, run: probeRunner(path, env, this.clock) });
+        const probe = await adapter.probe({ path, run: probeRunner(path, env, process.cwd()) });
         entry = { key, probe };
         this.cache.set(adapter.name, entry);
       } catch {

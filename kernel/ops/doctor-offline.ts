@@ -93,7 +93,7 @@ export async function offlineDoctor(
   const opened = openForInspection(paths.dbFile);
   try {
     const registry = await registryFor(config, paths, opts.builtinPluginRoot);
-    const agents = new ProbingAgentFacts(registry, () => config, clock);
+    const agents = new ProbingAgentFacts(registry, () => config);
     const db = opened.db;
     return await buildDoctorReport({
       paths,

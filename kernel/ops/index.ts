@@ -13,7 +13,6 @@ export {
   type AgentFactsSource,
   type ProbeMode,
   ProbingAgentFacts,
-  probeRunner,
   whichBinary,
 } from './agent-facts.js';
 export {

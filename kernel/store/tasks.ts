@@ -134,14 +134,9 @@ export type TaskPatch = Partial<Omit<TaskRow, 'id'>>;
 
 export class TasksTable {
   private readonly getStmt;
-  private readonly admissionStmt;
 
   constructor(private readonly db: Db) {
     this.getStmt = db.prepare('SELECT * FROM tasks WHERE id = ?');
-    this.admissionStmt = db.prepare(
-      `SELECT id, project_id, priority, pause_requested, admit_not_before FROM tasks
-       WHERE state = 'queued' ORDER BY priority DESC, created_at, id`,
-    );
   }
 
   insert(t: TaskInsert): number {
@@ -191,7 +186,12 @@ export class TasksTable {
    * workflow snapshot) made one pass over 500 queued tasks cost ~50 ms, narrow ones ~4 (issue 11).
    */
   admissionQueue(): QueuedTask[] {
-    return this.admissionStmt.all() as QueuedTask[];
+    return this.db
+      .prepare(
+        `SELECT id, project_id, priority, pause_requested, admit_not_before FROM tasks
+         WHERE state = 'queued' ORDER BY priority DESC, created_at, id`,
+      )
+      .all() as QueuedTask[];
   }
 
   slotHolders(): Array<{ id: number; project_id: number }> {

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { probeRunner } from '../../kernel/agents/index.js';
 import type {
   AgentAdapter,
   AgentEvent,
@@ -15,8 +16,6 @@ import type {
   AgentVerdict,
   InputRequest,
   ParserOptions,
-  ProbeCommand,
-  ProbeOutcome,
   ProbeRunner,
 } from '../../kernel/plugin/index.js';
 
@@ -106,52 +105,13 @@ export async function runAgent(opts: RunAgentOptions): Promise<RunAgentResult> {
   return { lines, events, verdict, code, signal, stderr };
 }
 
-/** The kernel's probe runner, reduced to what tests need: real spawn, timeout, `until`. */
+/** The kernel's probe runner over the test process's environment plus `env`. */
 export function spawnProbeRunner(
   binary: string,
   env: Record<string, string | undefined> = {},
 ): ProbeRunner {
-  return (command: ProbeCommand) =>
-    new Promise<ProbeOutcome>((resolve) => {
-      const child = spawn(binary, [...command.args], {
-        cwd: command.cwd,
-        env: { ...process.env, ...env, ...command.env },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      let timedOut = false;
-      let settled = false;
-      child.on('error', (err) => {
-        if (settled) return;
-        settled = true;
-        resolve({ kind: 'spawn_failed', message: err.message });
-      });
-      child.stdin.on('error', () => {});
-      if (command.stdin !== undefined) child.stdin.write(command.stdin);
-      if (!command.until) child.stdin.end();
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (d: string) => {
-        stdout += d;
-        if (command.until?.(stdout)) child.stdin.end();
-      });
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (d: string) => {
-        stderr += d;
-      });
-      const timer = setTimeout(() => {
-        timedOut = true;
-        child.kill('SIGKILL');
-      }, command.timeout_ms);
-      child.on('close', (code, signal) => {
-        clearTimeout(timer);
-        if (settled) return;
-        settled = true;
-        resolve(
-          timedOut
-            ? { kind: 'timed_out', stdout, stderr }
-            : { kind: 'exited', code, signal, stdout, stderr },
-        );
-      });
-    });
+  const merged: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...env }))
+    if (v !== undefined) merged[k] = v;
+  return probeRunner(binary, merged, process.cwd());
 }
