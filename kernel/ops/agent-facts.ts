@@ -10,6 +10,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { probeRunner } from '../agents/probe-runner.js';
+import { versionVerdict } from '../agents/record.js';
 import type { Config } from '../config/index.js';
 import type { AgentAdapter, AgentProbe, Registry } from '../plugin/index.js';
 import { resolveEnvironment } from '../proc/index.js';
@@ -67,10 +68,6 @@ interface CacheEntry {
   probe: AgentProbe;
 }
 
-export function versionVerdict(adapter: AgentAdapter, version: string | null): VersionVerdict {
-  if (!version) return '';
-  return adapter.tested_versions.includes(version) ? 'tested' : 'untested';
-}
 
 /** Availability by lookup, details by `adapter.probe()`, cached by path + mtime. */
 export class ProbingAgentFacts implements AgentFactsSource {

@@ -12,6 +12,7 @@ import { main } from '../../../cli/index.js';
 import { runDaemon } from '../../../kernel/daemon/index.js';
 import type { DoctorReport } from '../../../kernel/ops/index.js';
 import { NEWEST_MIGRATION, openDatabase, SchemaTooNewError } from '../../../kernel/store/index.js';
+import { agentConfig } from '../../support/agents.js';
 import { buildTestApp, type TestApp } from '../../support/app.js';
 import { gitRepo } from '../../support/git.js';
 
@@ -164,5 +165,22 @@ describe('svc doctor with the daemon up', () => {
     const fixed = await svc(t, 'doctor', '--fix');
     expect(fixed.out).toContain(`remove_worktree ${stray}: done`);
     expect(fixed.code).toBe(EXIT.ok);
+  });
+});
+
+describe('svc doctor with the daemon down: agent verdicts', () => {
+  it('judges a CLI build the way the agents service does (incompatible, not merely untested)', async () => {
+    const t = await buildTestApp({
+      keepOpen: true,
+      config: agentConfig({ FAKE_CLAUDE_VERSION: '2.0.9' }),
+    });
+    await t.close();
+    const r = await svc(t, 'doctor', '--json');
+    const report = JSON.parse(r.out) as DoctorReport;
+    expect(report.agents.find((a) => a.name === 'claude')).toMatchObject({
+      available: true,
+      version: '2.0.9',
+      version_verdict: 'incompatible',
+    });
   });
 });
