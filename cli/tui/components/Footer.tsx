@@ -22,7 +22,7 @@ export function LineInput({ line }: { line: Line }) {
 }
 
 /** Operations that apply to `t` now, in a stable order. */
-export function applicableOps(t: TaskRow | null): TuiOperation[] {
+function applicableOps(t: TaskRow | null): TuiOperation[] {
   if (!t) return [];
   return TASK_OPS.filter((op) => planAction(op, t).kind !== 'unavailable');
 }
