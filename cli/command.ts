@@ -39,6 +39,19 @@ export const JSON_OPTION: Record<string, OptionSpec> = {
   json: { type: 'boolean', description: 'print the API response as JSON' },
 };
 
+/** The string options among `keys` that were given, in `keys` order: request fields passed as typed. */
+export function stringOptions(
+  options: CommandContext['options'],
+  keys: readonly string[],
+): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const k of keys) {
+    const v = options[k];
+    if (typeof v === 'string') picked[k] = v;
+  }
+  return picked;
+}
+
 export function parseCommandArgs(cmd: Command, argv: string[]) {
   const options: Record<
     string,

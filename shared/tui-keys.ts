@@ -52,7 +52,7 @@ export const DEFAULT_TUI_KEYS: Readonly<Record<TuiOperation, string>> = {
 };
 
 /** Named keys a binding may use besides one printable character. */
-export const NAMED_KEYS = [
+const NAMED_KEYS = [
   'enter',
   'escape',
   'tab',

@@ -4,7 +4,7 @@
  * close and delete; `svc chat attach` is an interactive prompt loop in the terminal (decision 168).
  */
 import { ApiError, type Client } from '../client.js';
-import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
+import { type Command, type CommandContext, JSON_OPTION, stringOptions } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
 import { type Frame, followStream } from '../sse.js';
@@ -159,9 +159,7 @@ export const chatNew: Command = {
   },
   async run(ctx) {
     const o = ctx.options;
-    const body: Record<string, unknown> = {};
-    for (const k of ['title', 'agent', 'model', 'effort'] as const)
-      if (typeof o[k] === 'string') body[k] = o[k];
+    const body: Record<string, unknown> = stringOptions(o, ['title', 'agent', 'model', 'effort']);
     let chat: Chat;
     if (typeof o.task === 'string') {
       if (typeof o.project === 'string' || typeof o.branch === 'string')
@@ -369,9 +367,12 @@ export const chatHandoff: Command = {
   },
   async run(ctx) {
     const o = ctx.options;
-    const body: Record<string, unknown> = {};
-    for (const k of ['title', 'workflow', 'prompt', 'description'] as const)
-      if (typeof o[k] === 'string') body[k] = o[k];
+    const body: Record<string, unknown> = stringOptions(o, [
+      'title',
+      'workflow',
+      'prompt',
+      'description',
+    ]);
     if (o.paused) body.paused = true;
     const r = await ctx
       .client()

@@ -5,7 +5,7 @@
  * there is one; repeat `--answer` for a multi-select question. `--allow`/`--deny` answer a
  * permission. `repair` sends a literal prompt; the daemon wraps the failure context around it.
  */
-import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
+import { type Command, type CommandContext, JSON_OPTION, stringOptions } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { positiveId, UsageError } from '../format.js';
 
@@ -131,9 +131,7 @@ export const taskRepair: Command = {
     const o = ctx.options;
     if (typeof o.prompt !== 'string' || o.prompt.trim() === '')
       throw new UsageError('--prompt is required and must not be blank');
-    const body: Record<string, string> = { prompt: o.prompt };
-    for (const k of ['agent', 'model', 'effort'] as const)
-      if (typeof o[k] === 'string') body[k] = o[k];
+    const body = { prompt: o.prompt, ...stringOptions(o, ['agent', 'model', 'effort']) };
     report(ctx, await ctx.client().post<TaskReply>(`/v1/tasks/${id}/repair`, body));
     return EXIT.ok;
   },

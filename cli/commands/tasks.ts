@@ -3,7 +3,13 @@
  * output over the task's event stream) and every human action, each with `--json` and exit codes
  * a script can branch on (docs/cli.md).
  */
-import { type Command, type CommandContext, JSON_OPTION, type OptionSpec } from '../command.js';
+import {
+  type Command,
+  type CommandContext,
+  JSON_OPTION,
+  type OptionSpec,
+  stringOptions,
+} from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
 import { type Frame, followStream } from '../sse.js';
@@ -576,10 +582,7 @@ export const taskCommands: Command[] = [
       );
       if (given.length !== 1)
         throw new UsageError('give exactly one of --prompt, --run or --workflow');
-      const body: Record<string, unknown> = {};
-      for (const k of ['prompt', 'run', 'workflow', 'agent', 'model', 'effort'] as const)
-        if (typeof o[k] === 'string') body[k] = o[k];
-      return body;
+      return stringOptions(o, ['prompt', 'run', 'workflow', 'agent', 'model', 'effort']);
     },
   ),
 ];

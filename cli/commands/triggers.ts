@@ -16,18 +16,7 @@ import type {
 } from '../../kernel/triggers/index.js';
 import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
+import { table } from '../format.js';
 
 function findingLine(f: TriggerFinding): string {
   return `${f.line !== undefined ? `line ${f.line}: ` : ''}${f.message}`;

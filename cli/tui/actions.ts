@@ -97,6 +97,14 @@ export function retryModes(t: TaskRow, detail: TaskDetail): TextMode[] {
   return modes;
 }
 
+/** A line of text to take for `op`, starting in its first mode with an empty line. */
+function textPrompt(t: TaskRow, op: TaskOp, modes: TextMode[]): Plan {
+  return {
+    kind: 'prompt',
+    prompt: { kind: 'text', taskId: t.id, op, modes, mode: 0, line: emptyLine() },
+  };
+}
+
 export function planAction(op: TaskOp, t: TaskRow, detail: TaskDetail | null = null): Plan {
   if (op === 'chat') {
     if (t.open_chat_id !== undefined)
@@ -142,45 +150,15 @@ export function planAction(op: TaskOp, t: TaskRow, detail: TaskDetail | null = n
       if (t.state === 'awaiting_children')
         return { kind: 'call', call: call(t, 'retry', 'retry', {}) };
       if (!detail) return { kind: 'needs_detail' };
-      return {
-        kind: 'prompt',
-        prompt: {
-          kind: 'text',
-          taskId: t.id,
-          op,
-          modes: retryModes(t, detail),
-          mode: 0,
-          line: emptyLine(),
-        },
-      };
+      return textPrompt(t, op, retryModes(t, detail));
     case 'repair':
-      return {
-        kind: 'prompt',
-        prompt: {
-          kind: 'text',
-          taskId: t.id,
-          op,
-          modes: [{ field: 'prompt', label: 'repair prompt', required: true }],
-          mode: 0,
-          line: emptyLine(),
-        },
-      };
+      return textPrompt(t, op, [{ field: 'prompt', label: 'repair prompt', required: true }]);
     case 'follow_up':
-      return {
-        kind: 'prompt',
-        prompt: {
-          kind: 'text',
-          taskId: t.id,
-          op,
-          modes: [
-            { field: 'prompt', label: 'follow-up prompt', required: true },
-            { field: 'run', label: 'follow-up command', required: true },
-            { field: 'workflow', label: 'follow-up workflow', required: true },
-          ],
-          mode: 0,
-          line: emptyLine(),
-        },
-      };
+      return textPrompt(t, op, [
+        { field: 'prompt', label: 'follow-up prompt', required: true },
+        { field: 'run', label: 'follow-up command', required: true },
+        { field: 'workflow', label: 'follow-up workflow', required: true },
+      ]);
     default:
       return { kind: 'call', call: call(t, op, op) };
   }

@@ -48,7 +48,7 @@ export function stateCell(t: TaskRow, now = Date.now()): { text: string; tone: T
   return { text, tone: stateTone(t.state) };
 }
 
-export function stateTone(state: string): Tone {
+function stateTone(state: string): Tone {
   switch (state) {
     case 'running':
       return 'accent';

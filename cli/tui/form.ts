@@ -44,7 +44,7 @@ export interface FormState {
 const scalar = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
 
 /** The declarations a form shows: label defaults to the name, type to string (SPEC §2.8). */
-export function normalizeDecl(d: FieldDecl): FieldDecl {
+function normalizeDecl(d: FieldDecl): FieldDecl {
   return {
     ...d,
     label: d.label ?? d.name,
@@ -260,7 +260,7 @@ function rowAt(s: FormState): FormRow | undefined {
 }
 
 /** Moves focus, loading the new row's value into the editing buffer. */
-export function focusRow(s: FormState, index: number): FormState {
+function focusRow(s: FormState, index: number): FormState {
   const rows = formRows(s);
   const focus = Math.max(0, Math.min(rows.length - 1, index));
   const row = rows[focus];

@@ -6,7 +6,7 @@
  */
 import type { Frame } from '../sse.js';
 
-export const MAX_OUTPUT_LINES = 500;
+const MAX_OUTPUT_LINES = 500;
 
 type Json = Record<string, unknown>;
 

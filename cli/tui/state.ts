@@ -76,7 +76,7 @@ export interface TuiState {
   page: number;
 }
 
-export const DEFAULT_SETTINGS: TuiSettings = {
+const DEFAULT_SETTINGS: TuiSettings = {
   group_by: ['project', 'workflow'],
   hyperlinks: false,
   keys: {},
@@ -135,7 +135,7 @@ export function keymapOf(settings: TuiSettings): Keymap {
   return k;
 }
 
-export function orderedIds(s: Pick<TuiState, 'tasks' | 'settings'>): number[] {
+function orderedIds(s: Pick<TuiState, 'tasks' | 'settings'>): number[] {
   return selectableIds(boardLines(s.tasks, s.settings.group_by));
 }
 
@@ -255,7 +255,7 @@ function formKeyState(s: TuiState, f: FormState, k: Keystroke): TuiState {
 }
 
 /** Maps a refused create's `details.field` (`title`, `fields.ticket`) to the form row it names. */
-export function rowForField(f: FormState, field: string): string {
+function rowForField(f: FormState, field: string): string {
   const name = field.replace(/^fields\./, '');
   return f.decls.some((d) => d.name === name) && field !== 'title' && field !== 'description'
     ? `field:${name}`

@@ -33,7 +33,7 @@ export interface AppProps {
   previewMs?: number;
 }
 
-export function errorText(err: unknown): string {
+function errorText(err: unknown): string {
   if (err instanceof ApiError) {
     const reason = err.details?.reason ?? err.details?.state;
     return `${err.message}${reason !== undefined && !err.message.includes(String(reason)) ? ` (${String(reason)})` : ''}`;
@@ -41,7 +41,7 @@ export function errorText(err: unknown): string {
   return (err as Error)?.message ?? String(err);
 }
 
-export function doneText(call: Call, r: Record<string, unknown>): string {
+function doneText(call: Call, r: Record<string, unknown>): string {
   if (call.op === 'chat')
     return `chat #${String(r.id)} opened on #${call.taskId}; the task takes no other action until it closes`;
   const parts = [`#${call.taskId} ${call.op.replace('_', '-')}: now ${String(r.state)}`];

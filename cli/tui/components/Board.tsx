@@ -25,7 +25,7 @@ export interface BoardProps {
 }
 
 /** The slice of lines to draw so the selected one stays in view. */
-export function visibleWindow(lines: BoardLine[], selectedId: number | null, height: number) {
+function visibleWindow(lines: BoardLine[], selectedId: number | null, height: number) {
   const at = lines.findIndex((l) => l.kind === 'task' && l.task.id === selectedId);
   if (lines.length <= height || at < 0) return lines.slice(0, Math.max(0, height));
   const start = Math.min(Math.max(0, at - Math.floor(height / 2)), lines.length - height);

@@ -3,6 +3,7 @@
  * selected task right now — drawn from the bindings in force, so a rebind shows at once.
  */
 import { Box, Text } from 'ink';
+import type { ReactNode } from 'react';
 import type { TuiOperation } from '../../../shared/tui-keys.js';
 import { currentQuestion, planAction, TASK_OPS } from '../actions.js';
 import type { Keymap } from '../keys.js';
@@ -21,8 +22,30 @@ export function LineInput({ line }: { line: Line }) {
   );
 }
 
+/** An open text prompt: its yellow header (`children`), the line being typed, and any error. */
+function PromptLines({
+  line,
+  state,
+  children,
+}: {
+  line: Line;
+  state: TuiState;
+  children: ReactNode;
+}) {
+  return (
+    <Box flexDirection="column">
+      <Text color="yellow">{children}</Text>
+      <Text>
+        {'> '}
+        <LineInput line={line} />
+      </Text>
+      {state.flash?.tone === 'error' ? <Text color="red">{state.flash.text}</Text> : null}
+    </Box>
+  );
+}
+
 /** Operations that apply to `t` now, in a stable order. */
-export function applicableOps(t: TaskRow | null): TuiOperation[] {
+function applicableOps(t: TaskRow | null): TuiOperation[] {
   if (!t) return [];
   return TASK_OPS.filter((op) => planAction(op, t).kind !== 'unavailable');
 }
@@ -48,36 +71,22 @@ export function Footer({ state, keymap }: { state: TuiState; keymap: Keymap }) {
   if (p?.kind === 'text') {
     const mode = p.modes[p.mode];
     return (
-      <Box flexDirection="column">
-        <Text color="yellow">
-          {`#${p.taskId} ${mode?.label ?? ''}${mode?.required ? '' : ' (empty: none)'}`}
-          {p.modes.length > 1 ? ` · tab: ${p.modes.map((m) => m.label).join(' / ')}` : ''}
-          {' · ⏎ send · esc cancel'}
-        </Text>
-        <Text>
-          {'> '}
-          <LineInput line={p.line} />
-        </Text>
-        {state.flash?.tone === 'error' ? <Text color="red">{state.flash.text}</Text> : null}
-      </Box>
+      <PromptLines line={p.line} state={state}>
+        {`#${p.taskId} ${mode?.label ?? ''}${mode?.required ? '' : ' (empty: none)'}`}
+        {p.modes.length > 1 ? ` · tab: ${p.modes.map((m) => m.label).join(' / ')}` : ''}
+        {' · ⏎ send · esc cancel'}
+      </PromptLines>
     );
   }
   if (p?.kind === 'answer') {
     const q = currentQuestion(p);
     const total = p.pending.questions?.length ?? 1;
     return (
-      <Box flexDirection="column">
-        <Text color="yellow">
-          {q
-            ? `#${p.taskId} question ${p.index + 1}/${total}: ${q.text}${q.options?.length ? ` — ${q.options.map((o, i) => `${i + 1}. ${o}`).join('  ')}` : ''}${q.multi_select ? ' (several: 1,3)' : ''}`
-            : `#${p.taskId} allow ${p.pending.permission?.tool ?? 'this'}? y/n`}
-        </Text>
-        <Text>
-          {'> '}
-          <LineInput line={p.line} />
-        </Text>
-        {state.flash?.tone === 'error' ? <Text color="red">{state.flash.text}</Text> : null}
-      </Box>
+      <PromptLines line={p.line} state={state}>
+        {q
+          ? `#${p.taskId} question ${p.index + 1}/${total}: ${q.text}${q.options?.length ? ` — ${q.options.map((o, i) => `${i + 1}. ${o}`).join('  ')}` : ''}${q.multi_select ? ' (several: 1,3)' : ''}`
+          : `#${p.taskId} allow ${p.pending.permission?.tool ?? 'this'}? y/n`}
+      </PromptLines>
     );
   }
   return (

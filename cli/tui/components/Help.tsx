@@ -3,7 +3,7 @@ import { Box, Text } from 'ink';
 import { TUI_OPERATIONS, type TuiOperation } from '../../../shared/tui-keys.js';
 import type { Keymap } from '../keys.js';
 
-export const OPERATION_HELP: Record<TuiOperation, string> = {
+const OPERATION_HELP: Record<TuiOperation, string> = {
   approve: 'approve the gate the task waits at',
   reject: 'reject the gate (the task blocks)',
   answer: 'answer the agent’s question or permission request',

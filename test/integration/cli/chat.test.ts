@@ -54,6 +54,24 @@ async function start(knobs: Record<string, string> = {}) {
 }
 
 describe('svc chat', () => {
+  it('refuses chat new without its required flags, or with --task and a project flag', async () => {
+    const root = tempDir();
+    const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
+    const cases: [string[], string][] = [
+      [['chat', 'new', '--title', 'x'], '--project (or --task) is required'],
+      [['chat', 'new', '--project', '1'], '--title is required'],
+      [
+        ['chat', 'new', '--task', '1', '--branch', 'b'],
+        '--task takes no --project or --branch: the chat works in the task’s worktree',
+      ],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await cli(env, argv);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`svc chat new: ${message}`);
+    }
+  });
+
   it('new, send (streamed), show, list, archive and rm', async () => {
     const { env, project } = await start();
     const created = await cli(env, [

@@ -50,6 +50,14 @@ describe('svc project', () => {
 });
 
 describe('svc task', () => {
+  it('refuses a blank repair prompt before asking the daemon', async () => {
+    const root = tempDir();
+    const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
+    const blank = await cli(env, 'task', 'repair', '1', '--prompt', '  ');
+    expect(blank.code).toBe(2);
+    expect(blank.err).toBe('svc task repair: --prompt is required and must not be blank');
+  });
+
   it('creates, lists, shows a timeline, prints logs and acts', async () => {
     const env = await start();
     const repo = gitRepo();
