@@ -3,21 +3,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../../cli/index.js';
 import { type RunningDaemon, runDaemon } from '../../../kernel/daemon/index.js';
 import { pathsFor } from '../../../kernel/daemon/paths.js';
 import { agentConfig, agentWorkflow, FAKE_BINARIES } from '../../support/agents.js';
 import { waitFor } from '../../support/app.js';
+import { cli } from '../../support/cli.js';
 import { gitRepo } from '../../support/git.js';
 import { withWorkflows } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
-
-async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, env, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 let daemon: RunningDaemon | null = null;
 afterEach(async () => {
