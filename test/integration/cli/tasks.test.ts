@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningDaemon, runDaemon } from '../../../kernel/daemon/index.js';
 import { pathsFor } from '../../../kernel/daemon/paths.js';
 import { waitFor } from '../../support/app.js';
-import { cli } from '../../support/cli.js';
+import { cli, cliCreateTask } from '../../support/cli.js';
 import { gitRepo } from '../../support/git.js';
 import { withWorkflows } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
@@ -119,22 +119,7 @@ describe('svc task', () => {
       fan: 'name: fan\nsteps:\n  - id: split\n    type: fan_out\n    lanes:\n      - id: left\n        steps:\n          - id: l\n            type: command\n            run: "true"\n      - id: right\n        steps:\n          - id: r\n            type: command\n            run: "true"\n  - id: again\n    type: loop\n    for_each: "x\\ny"\n    steps:\n      - id: echo\n        type: command\n        run: echo {{.Item}}\n',
     });
     await cli(env, 'project', 'add', repo.path);
-    const task = JSON.parse(
-      (
-        await cli(
-          env,
-          'task',
-          'create',
-          '--project',
-          '1',
-          '--title',
-          'tree',
-          '--workflow',
-          'fan',
-          '--json',
-        )
-      ).out,
-    );
+    const task = await cliCreateTask(env, 'tree', 'fan');
     await waitFor(
       async () =>
         JSON.parse((await cli(env, 'task', 'show', String(task.id), '--json')).out).state ===
@@ -157,22 +142,7 @@ describe('svc task', () => {
       slow: 'name: slow\nsteps:\n  - id: s\n    type: command\n    run: for i in 1 2 3; do echo tick$i; sleep 0.2; done\n',
     });
     await cli(env, 'project', 'add', repo.path);
-    const task = JSON.parse(
-      (
-        await cli(
-          env,
-          'task',
-          'create',
-          '--project',
-          '1',
-          '--title',
-          'ticks',
-          '--workflow',
-          'slow',
-          '--json',
-        )
-      ).out,
-    );
+    const task = await cliCreateTask(env, 'ticks', 'slow');
     const logs = await cli(env, 'task', 'logs', String(task.id), '-f');
     expect(logs.code).toBe(0);
     // Each line exactly once: what the transcript already had is not repeated from the live stream.
