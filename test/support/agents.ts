@@ -73,3 +73,21 @@ export function records(file: string): Array<Record<string, unknown>> {
     return [];
   }
 }
+
+/** The prompts the fake claude was given, in order (input mode: the user line's text). */
+export function prompts(log: string): string[] {
+  const out: string[] = [];
+  for (const r of records(log)) {
+    if (r.event !== 'stdin') continue;
+    for (const line of String(r.data).split('\n')) {
+      try {
+        const msg = JSON.parse(line) as {
+          type?: string;
+          message?: { content?: Array<{ text?: string }> };
+        };
+        if (msg.type === 'user') out.push((msg.message?.content ?? []).map((c) => c.text).join(''));
+      } catch {}
+    }
+  }
+  return out;
+}
