@@ -91,3 +91,12 @@ export function prompts(log: string): string[] {
   }
   return out;
 }
+
+/** The payloads of the agent.quota_changed events, oldest first. */
+export function quotaEvents(t: TestApp): Array<Record<string, unknown>> {
+  return (
+    t.kernel.services.store.db
+      .prepare("SELECT payload FROM events WHERE kind = 'agent.quota_changed' ORDER BY id")
+      .all() as Array<{ payload: string }>
+  ).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
+}
