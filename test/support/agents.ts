@@ -73,3 +73,30 @@ export function records(file: string): Array<Record<string, unknown>> {
     return [];
   }
 }
+
+/** The prompts the fake claude was given, in order (input mode: the user line's text). */
+export function prompts(log: string): string[] {
+  const out: string[] = [];
+  for (const r of records(log)) {
+    if (r.event !== 'stdin') continue;
+    for (const line of String(r.data).split('\n')) {
+      try {
+        const msg = JSON.parse(line) as {
+          type?: string;
+          message?: { content?: Array<{ text?: string }> };
+        };
+        if (msg.type === 'user') out.push((msg.message?.content ?? []).map((c) => c.text).join(''));
+      } catch {}
+    }
+  }
+  return out;
+}
+
+/** The payloads of the agent.quota_changed events, oldest first. */
+export function quotaEvents(t: TestApp): Array<Record<string, unknown>> {
+  return (
+    t.kernel.services.store.db
+      .prepare("SELECT payload FROM events WHERE kind = 'agent.quota_changed' ORDER BY id")
+      .all() as Array<{ payload: string }>
+  ).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
+}

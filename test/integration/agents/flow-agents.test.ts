@@ -3,28 +3,10 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { agentConfig, FAKE_BINARIES, records, stepRuns } from '../../support/agents.js';
+import { agentConfig, FAKE_BINARIES, prompts, records, stepRuns } from '../../support/agents.js';
 import { buildTestApp } from '../../support/app.js';
 import { addProject, createTask, type TaskJson, waitState } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
-
-/** The prompts the fake claude was given, in order (input mode: the user line's text). */
-function prompts(log: string): string[] {
-  const out: string[] = [];
-  for (const r of records(log)) {
-    if (r.event !== 'stdin') continue;
-    for (const line of String(r.data).split('\n')) {
-      try {
-        const msg = JSON.parse(line) as {
-          type?: string;
-          message?: { content?: Array<{ text?: string }> };
-        };
-        if (msg.type === 'user') out.push((msg.message?.content ?? []).map((c) => c.text).join(''));
-      } catch {}
-    }
-  }
-  return out;
-}
 
 describe('agent steps in control flow', () => {
   it('run as members of a parallel group, on different adapters, each with its own row', async () => {

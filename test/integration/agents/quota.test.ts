@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../../kernel/clock/index.js';
-import { agentConfig, agentWorkflow, records } from '../../support/agents.js';
+import { agentConfig, agentWorkflow, quotaEvents, records } from '../../support/agents.js';
 import { buildTestApp, type TestApp } from '../../support/app.js';
 import { addProject, createTask, waitState } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
@@ -20,14 +20,6 @@ async function quotaOf(t: TestApp, agent: string, query = '') {
 
 function push(t: TestApp, agent: string, body: unknown) {
   return t.api('POST', `/v1/agents/${agent}/quota`, body, { 'content-type': 'application/json' });
-}
-
-function quotaEvents(t: TestApp): Array<Record<string, unknown>> {
-  return (
-    t.kernel.services.store.db
-      .prepare("SELECT payload FROM events WHERE kind = 'agent.quota_changed' ORDER BY id")
-      .all() as Array<{ payload: string }>
-  ).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -4,28 +4,10 @@
 // and cost caps biting on claude's reported cost (task and tree, repair and follow-ups included).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentConfig, agentWorkflow, records, stepRuns } from '../../support/agents.js';
+import { agentConfig, agentWorkflow, prompts, records, stepRuns } from '../../support/agents.js';
 import { buildTestApp, type TestApp } from '../../support/app.js';
 import { act, addProject, createTask, getTask, waitState } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
-
-/** The prompts the fake claude was given, in order (input mode: the user line's text). */
-function prompts(log: string): string[] {
-  const out: string[] = [];
-  for (const r of records(log)) {
-    if (r.event !== 'stdin') continue;
-    for (const line of String(r.data).split('\n')) {
-      try {
-        const msg = JSON.parse(line) as {
-          type?: string;
-          message?: { content?: Array<{ text?: string }> };
-        };
-        if (msg.type === 'user') out.push((msg.message?.content ?? []).map((c) => c.text).join(''));
-      } catch {}
-    }
-  }
-  return out;
-}
 
 function runArgv(log: string): string[][] {
   return records(log)

@@ -5,7 +5,7 @@
 // on that adapter. codex and cursor are inert to the key (decision 043).
 import { describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../../kernel/clock/index.js';
-import { agentConfig, agentWorkflow, stepRuns } from '../../support/agents.js';
+import { agentConfig, agentWorkflow, quotaEvents, stepRuns } from '../../support/agents.js';
 import { buildTestApp, type TestApp } from '../../support/app.js';
 import { addProject, createTask, getTask, waitState } from '../../support/tasks.js';
 
@@ -45,14 +45,6 @@ async function quotaOf(t: TestApp, agent: string) {
     '/v1/agents',
   );
   return agents.find((a) => a.name === agent)?.quota as Record<string, unknown> | null;
-}
-
-function quotaEvents(t: TestApp): Array<Record<string, unknown>> {
-  return (
-    t.kernel.services.store.db
-      .prepare("SELECT payload FROM events WHERE kind = 'agent.quota_changed' ORDER BY id")
-      .all() as Array<{ payload: string }>
-  ).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
 }
 
 const within = (iso: string | null, target: number, slackMs = 61_000) =>

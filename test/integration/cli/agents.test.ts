@@ -3,21 +3,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../../cli/index.js';
 import { type RunningDaemon, runDaemon } from '../../../kernel/daemon/index.js';
 import { pathsFor } from '../../../kernel/daemon/paths.js';
 import { agentConfig, agentWorkflow, FAKE_BINARIES } from '../../support/agents.js';
 import { waitFor } from '../../support/app.js';
+import { cli, cliCreateTask } from '../../support/cli.js';
 import { gitRepo } from '../../support/git.js';
 import { withWorkflows } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
-
-async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, env, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 let daemon: RunningDaemon | null = null;
 afterEach(async () => {
@@ -70,22 +63,7 @@ describe('svc task answer and svc task repair', () => {
     const repo = gitRepo();
     withWorkflows(repo, { ask: agentWorkflow('ask', { agent: 'claude' }) });
     await cli(env, 'project', 'add', repo.path);
-    const id = JSON.parse(
-      (
-        await cli(
-          env,
-          'task',
-          'create',
-          '--project',
-          '1',
-          '--title',
-          't',
-          '--workflow',
-          'ask',
-          '--json',
-        )
-      ).out,
-    ).id as number;
+    const id = (await cliCreateTask(env, 't', 'ask')).id;
     await waitFor(async () => (await stateOf(env, id)) === 'awaiting_input', 10_000);
     const show = await cli(env, 'task', 'answer', String(id));
     expect(show.code).toBe(0);
@@ -124,22 +102,7 @@ describe('svc task answer and svc task repair', () => {
       bad: 'name: bad\nsteps:\n  - id: b\n    type: command\n    max_retries: 0\n    run: exit 3\n',
     });
     await cli(env, 'project', 'add', repo.path);
-    const id = JSON.parse(
-      (
-        await cli(
-          env,
-          'task',
-          'create',
-          '--project',
-          '1',
-          '--title',
-          't',
-          '--workflow',
-          'bad',
-          '--json',
-        )
-      ).out,
-    ).id as number;
+    const id = (await cliCreateTask(env, 't', 'bad')).id;
     await waitFor(async () => (await stateOf(env, id)) === 'blocked', 10_000);
     expect((await cli(env, 'task', 'repair', String(id))).code).toBe(2);
     expect(

@@ -1,20 +1,13 @@
 // Issue 4 point 10: `svc project …` and `svc task …` against a real daemon, with --json and exit codes.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../../cli/index.js';
 import { type RunningDaemon, runDaemon } from '../../../kernel/daemon/index.js';
 import { pathsFor } from '../../../kernel/daemon/paths.js';
 import { waitFor } from '../../support/app.js';
+import { cli, cliCreateTask } from '../../support/cli.js';
 import { gitRepo } from '../../support/git.js';
 import { withWorkflows } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
-
-async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, env, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 let daemon: RunningDaemon | null = null;
 afterEach(async () => {
@@ -134,22 +127,7 @@ describe('svc task', () => {
       fan: 'name: fan\nsteps:\n  - id: split\n    type: fan_out\n    lanes:\n      - id: left\n        steps:\n          - id: l\n            type: command\n            run: "true"\n      - id: right\n        steps:\n          - id: r\n            type: command\n            run: "true"\n  - id: again\n    type: loop\n    for_each: "x\\ny"\n    steps:\n      - id: echo\n        type: command\n        run: echo {{.Item}}\n',
     });
     await cli(env, 'project', 'add', repo.path);
-    const task = JSON.parse(
-      (
-        await cli(
-          env,
-          'task',
-          'create',
-          '--project',
-          '1',
-          '--title',
-          'tree',
-          '--workflow',
-          'fan',
-          '--json',
-        )
-      ).out,
-    );
+    const task = await cliCreateTask(env, 'tree', 'fan');
     await waitFor(
       async () =>
         JSON.parse((await cli(env, 'task', 'show', String(task.id), '--json')).out).state ===
@@ -172,22 +150,7 @@ describe('svc task', () => {
       slow: 'name: slow\nsteps:\n  - id: s\n    type: command\n    run: for i in 1 2 3; do echo tick$i; sleep 0.2; done\n',
     });
     await cli(env, 'project', 'add', repo.path);
-    const task = JSON.parse(
-      (
-        await cli(
-          env,
-          'task',
-          'create',
-          '--project',
-          '1',
-          '--title',
-          'ticks',
-          '--workflow',
-          'slow',
-          '--json',
-        )
-      ).out,
-    );
+    const task = await cliCreateTask(env, 'ticks', 'slow');
     const logs = await cli(env, 'task', 'logs', String(task.id), '-f');
     expect(logs.code).toBe(0);
     // Each line exactly once: what the transcript already had is not repeated from the live stream.

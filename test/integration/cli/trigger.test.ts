@@ -4,19 +4,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Client } from '../../../cli/client.js';
-import { main } from '../../../cli/index.js';
 import { runDaemon } from '../../../kernel/daemon/index.js';
 import { pathsFor } from '../../../kernel/daemon/paths.js';
+import { cli } from '../../support/cli.js';
 import { gitRepo } from '../../support/git.js';
 import { commandWorkflow, withWorkflows } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
-
-async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, env, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('svc trigger against a daemon', () => {
   it('creates, inspects, dry-runs, toggles, edits, reads the ledger and removes', async () => {

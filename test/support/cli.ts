@@ -1,0 +1,31 @@
+/** Runs the `svc` CLI in-process against `env`, capturing what it prints and its exit code. */
+import { main } from '../../cli/index.js';
+
+export async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, env, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** `svc task create --project 1 --json` with a title and workflow; fails unless the CLI exits 0. */
+export async function cliCreateTask(
+  env: NodeJS.ProcessEnv,
+  title: string,
+  workflow: string,
+): Promise<{ id: number; [key: string]: unknown }> {
+  const r = await cli(
+    env,
+    'task',
+    'create',
+    '--project',
+    '1',
+    '--title',
+    title,
+    '--workflow',
+    workflow,
+    '--json',
+  );
+  if (r.code !== 0) throw new Error(`task create → exit ${r.code}: ${r.err}`);
+  return JSON.parse(r.out);
+}
