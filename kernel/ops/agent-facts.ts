@@ -68,7 +68,6 @@ interface CacheEntry {
   probe: AgentProbe;
 }
 
-
 /** Availability by lookup, details by `adapter.probe()`, cached by path + mtime. */
 export class ProbingAgentFacts implements AgentFactsSource {
   private readonly cache = new Map<string, CacheEntry>();
