@@ -14,7 +14,8 @@ export const tuiCommand: Command = {
     const client = ctx.client();
     // Fail fast, before the screen switches, when the daemon is not there.
     await client.get('/v1/health');
-    const { runTui } = await import('../tui/run.js');
+    const { importForTerminal } = await import('../tui/ink-tty.js');
+    const { runTui } = await importForTerminal(() => import('../tui/run.js'));
     await runTui(client);
     return EXIT.ok;
   },

@@ -102,6 +102,9 @@ describe.skipIf(skip)(`svc tui in a tmux session${skip ? ` (skipped: ${skip})` :
       `SVC_DATA_DIR=${env.SVC_DATA_DIR}`,
       '-e',
       `SVC_CONFIG_DIR=${env.SVC_CONFIG_DIR}`,
+      // Set on purpose: CI runners export it, and Ink would then draw nothing until exit.
+      '-e',
+      'CI=true',
       `${process.execPath} ${SVC} tui`,
     );
     const board = await until(session, new RegExp(`#${id}\\s+awaiting_gate\\s+2/2 check.*Ship it`));
