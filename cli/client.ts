@@ -43,7 +43,7 @@ export interface RequestOptions {
 export class Client {
   constructor(
     readonly baseUrl: string,
-    private readonly token: string,
+    readonly token: string,
   ) {}
 
   static discover(paths: Paths): Client {

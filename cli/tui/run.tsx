@@ -3,11 +3,13 @@
  * was), Ink rendering the App, and a promise that settles when the user quits (decision 140).
  */
 import { render } from 'ink';
-import type { Client } from '../client.js';
+import { Client } from '../client.js';
 import { TuiApi } from './api.js';
 import { App } from './components/App.js';
 
-export async function runTui(client: Client): Promise<void> {
+/** Takes the connection, not a Client: the caller may be another copy of the code (decision 158). */
+export async function runTui(conn: { baseUrl: string; token: string }): Promise<void> {
+  const client = new Client(conn.baseUrl, conn.token);
   const out = process.stdout;
   out.write('\u001b[?1049h\u001b[H');
   try {

@@ -10,6 +10,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
+import { importExternal } from '../../shared/host.js';
+import { type BundledPlugin, bundledPlugins } from './bundled.js';
 import { PLUGIN_API_VERSION, type PluginApi, type SvcPlugin } from './index.js';
 import { PluginError, type Registry } from './registry.js';
 
@@ -93,19 +95,30 @@ export interface DiscoverOptions {
   builtinRoot?: string;
 }
 
+/** A module file loaded at start-up, not part of the build. */
+function fromFile(file: string): BundledPlugin {
+  return { file, load: () => importExternal(pathToFileURL(file).href) };
+}
+
+/** The built-in plugins: the build's own list, or (given a root, or unbundled) a scan of the folder. */
+function builtins(root: string | undefined): readonly BundledPlugin[] {
+  if (root === undefined && bundledPlugins) return bundledPlugins;
+  return builtinPluginFiles(root).map(fromFile);
+}
+
 export async function loadPlugins(opts: DiscoverOptions): Promise<void> {
   const { registry } = opts;
-  const files: Array<{ file: string; source: 'builtin' | 'config' }> = [
-    ...builtinPluginFiles(opts.builtinRoot).map((file) => ({ file, source: 'builtin' as const })),
+  const entries: Array<BundledPlugin & { source: 'builtin' | 'config' }> = [
+    ...builtins(opts.builtinRoot).map((b) => ({ ...b, source: 'builtin' as const })),
     ...opts.extra.map((e) => ({
-      file: resolvePluginPath(e, opts.configDir),
+      ...fromFile(resolvePluginPath(e, opts.configDir)),
       source: 'config' as const,
     })),
   ];
-  for (const { file, source } of files) {
+  for (const { file, load, source } of entries) {
     let mod: unknown;
     try {
-      mod = await import(pathToFileURL(file).href);
+      mod = await load();
     } catch (err) {
       throw new PluginError(`plugin ${file} failed to load: ${(err as Error).message}`);
     }

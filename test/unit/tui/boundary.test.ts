@@ -19,10 +19,11 @@ interface Import {
 function importsOf(file: string): Import[] {
   const text = readFileSync(file, 'utf8');
   const found: Import[] = [];
+  // The last form is a module loaded by URL (the board, through the launcher's loader).
   const pattern =
-    /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'"`;]*?\s+from\s+)?'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/g;
+    /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'"`;]*?\s+from\s+)?'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)|new URL\(\s*'(\.[^']+\.js)',\s*import\.meta\.url\s*\)/g;
   for (const m of text.matchAll(pattern)) {
-    const spec = m[3] ?? m[4];
+    const spec = m[3] ?? m[4] ?? m[5];
     if (spec === undefined) continue;
     const base = resolve(dirname(file), spec).replace(/\.js$/, '');
     const to = [`${base}.ts`, `${base}.tsx`].find((p) => existsSync(p));
