@@ -1,12 +1,39 @@
 #!/usr/bin/env node
-import { main } from '../cli/index.js';
+/**
+ * The `svc` executable. It runs the single-file build (dist/svc.cjs) with the V8 code cache when
+ * the build is there, which is what makes a cold start fast (decision 158), and the plain `tsc`
+ * output otherwise (a build interrupted before its bundling step).
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type * as Entry from './bundle-entry.js';
+import { loadBundle } from './code-cache.js';
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
+type EntryModule = typeof Entry;
+
+const BUNDLE = fileURLToPath(new URL('../svc.cjs', import.meta.url));
+const CACHE_DIR = fileURLToPath(new URL('../.cache/', import.meta.url));
+
+async function entry(): Promise<{ main: EntryModule['main']; save: () => void }> {
+  if (process.env.SVC_NO_BUNDLE !== '1' && existsSync(BUNDLE)) {
+    const bundle = loadBundle<EntryModule>(BUNDLE, CACHE_DIR);
+    bundle.exports.setHost({
+      importExternal: (url) => import(url),
+      saveCodeCache: bundle.save,
+      codeCache: bundle.state,
+    });
+    return { main: bundle.exports.main, save: () => bundle.save() };
+  }
+  const { main } = await import('../cli/index.js');
+  return { main, save: () => {} };
+}
+
+entry()
+  .then(async ({ main, save }) => {
+    process.exitCode = await main(process.argv.slice(2));
+    save();
+  })
+  .catch((err: unknown) => {
     process.stderr.write(`svc: ${(err as Error)?.stack ?? String(err)}\n`);
     process.exitCode = 1;
-  },
-);
+  });

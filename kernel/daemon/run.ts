@@ -5,6 +5,7 @@
  * database cleanly and removes daemon.json.
  */
 import { existsSync, unlinkSync } from 'node:fs';
+import { currentHost } from '../../shared/host.js';
 import { parseListen } from '../config/index.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { createKernel, type Kernel } from '../kernel.js';
@@ -19,6 +20,9 @@ import { ensurePrivateDir, type Paths } from './paths.js';
  * A foreground `svc daemon run` gets the same with NODE_OPTIONS=--max-semi-space-size=2.
  */
 export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+
+/** How long after listening the daemon writes a missing V8 code cache (decision 158). */
+const CODE_CACHE_DELAY_MS = 2_000;
 
 export interface RunningDaemon {
   kernel: Kernel;
@@ -113,7 +117,15 @@ export async function runDaemon(
       {},
       { pid: process.pid, port, version: info.version },
     );
-    log.logger.info({ port, pid: process.pid }, 'daemon listening');
+    const launcher = currentHost();
+    log.logger.info({ port, pid: process.pid, code_cache: launcher.codeCache }, 'daemon listening');
+    if (launcher.codeCache === 'missing' || launcher.codeCache === 'rejected') {
+      // Once the first requests have compiled their handlers too, and off the start-up path.
+      setTimeout(() => {
+        const file = launcher.saveCodeCache();
+        if (file) log.logger.info({ file }, 'code cache written');
+      }, CODE_CACHE_DELAY_MS).unref();
+    }
     if (opts.handleSignals) {
       for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void stop());
     }

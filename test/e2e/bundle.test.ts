@@ -1,0 +1,146 @@
+// Issue 11 (cold start ≤ 400 ms), decision 158: `svc` runs the single-file build with a V8 code
+// cache. Checked on a copy of the build in a temp folder, so its cache is this test's alone.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { DAEMON_NODE_FLAGS } from '../../kernel/daemon/index.js';
+import { builtinPluginFiles } from '../../kernel/plugin/index.js';
+import { waitFor } from '../support/app.js';
+import { tempDir } from '../support/tmp.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DIST = join(ROOT, 'dist');
+const BUILT = existsSync(join(DIST, 'svc.cjs')) && existsSync(join(DIST, 'bin', 'svc.js'));
+
+/** The launcher, the loader and the bundle, laid out as in a clone, with the clone's node_modules. */
+function copyOfBuild(): string {
+  const root = tempDir('svc-bundle-');
+  mkdirSync(join(root, 'dist', 'bin'), { recursive: true });
+  for (const f of ['svc.cjs', 'bin/svc.js', 'bin/code-cache.js'])
+    copyFileSync(join(DIST, f), join(root, 'dist', f));
+  copyFileSync(join(ROOT, 'package.json'), join(root, 'package.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  return root;
+}
+
+interface LogLine {
+  msg: string;
+  pid?: number;
+  code_cache?: string;
+  file?: string;
+}
+
+function logLines(dataDir: string): LogLine[] {
+  const file = join(dataDir, 'daemon.log');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as LogLine);
+}
+
+async function startIn(root: string, dataDir: string, configDir: string) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...DAEMON_NODE_FLAGS, join(root, 'dist', 'bin', 'svc.js'), 'daemon', 'run'],
+    { env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_CONFIG_DIR: configDir }, stdio: 'ignore' },
+  );
+  const pid = child.pid as number;
+  const listening = await waitFor(
+    () => logLines(dataDir).find((l) => l.msg === 'daemon listening' && l.pid === pid),
+    30_000,
+  );
+  const info = JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as { url: string };
+  const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+  const get = async <T>(path: string) =>
+    (await (
+      await fetch(`${info.url}${path}`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as T;
+  const stop = async () => {
+    const gone = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await gone;
+  };
+  return { pid, codeCache: listening.code_cache, get, stop };
+}
+
+describe.skipIf(!BUILT)('the single-file build', () => {
+  it('is what dist/bin/svc.js runs; SVC_NO_BUNDLE=1 runs the plain tsc output instead', () => {
+    const version = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+    for (const env of [{}, { SVC_NO_BUNDLE: '1' }]) {
+      const r = spawnSync(process.execPath, [join(DIST, 'bin', 'svc.js'), '--version'], {
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      });
+      expect(r.stdout.trim()).toBe(version);
+      expect(r.stderr).toBe('');
+    }
+  });
+
+  it('holds every built-in plugin, loads a plugins: entry from disk, and caches its compiled code', async () => {
+    const root = copyOfBuild();
+    const dataDir = join(root, 'data');
+    const configDir = join(root, 'config');
+    mkdirSync(configDir, { recursive: true, mode: 0o700 });
+    const example = join(DIST, 'examples', 'step-types', 'http', 'index.js');
+    writeFileSync(join(configDir, 'config.yaml'), `plugins:\n  - ${example}\n`, { mode: 0o600 });
+    const cacheDir = join(root, 'dist', '.cache');
+
+    const first = await startIn(root, dataDir, configDir);
+    expect(first.codeCache).toBe('missing');
+    const info = await first.get<{
+      plugins: Array<{ name: string; source: string; file: string; provides: string[] }>;
+    }>('/v1/info');
+    const builtin = info.plugins.filter((p) => p.source === 'builtin');
+    expect(builtin.map((p) => relative(join(root, 'dist'), p.file))).toEqual(
+      builtinPluginFiles(join(DIST, 'plugins')).map((f) => relative(DIST, f)),
+    );
+    for (const p of builtin) expect(p.provides.length, p.name).toBeGreaterThan(0);
+    expect(info.plugins.find((p) => p.source === 'config')).toMatchObject({
+      name: 'example:http',
+      file: example,
+    });
+
+    const written = await waitFor(
+      () => logLines(dataDir).find((l) => l.msg === 'code cache written' && l.pid === first.pid),
+      15_000,
+    );
+    const cacheFile = written.file as string;
+    expect(relative(cacheDir, cacheFile)).not.toMatch(/^\.\./);
+    expect(statSync(cacheFile).mode & 0o777).toBe(0o600);
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+    await first.stop();
+
+    const second = await startIn(root, dataDir, configDir);
+    expect(second.codeCache).toBe('accepted');
+    await second.stop();
+
+    // A rebuilt bundle (here: a new mtime) never meets the old cache, which the next write drops.
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(root, 'dist', 'svc.cjs'), later, later);
+    const third = await startIn(root, dataDir, configDir);
+    expect(third.codeCache).toBe('missing');
+    const rewritten = await waitFor(
+      () => logLines(dataDir).find((l) => l.msg === 'code cache written' && l.pid === third.pid),
+      15_000,
+    );
+    await third.stop();
+    expect(readdirSync(cacheDir)).toEqual([relative(cacheDir, rewritten.file as string)]);
+  });
+});
