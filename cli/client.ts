@@ -40,23 +40,59 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-export class Client {
-  constructor(
-    readonly baseUrl: string,
-    readonly token: string,
-  ) {}
+interface Connection {
+  baseUrl: string;
+  token: string;
+}
 
+function findDaemon(paths: Paths): Connection {
+  const info = readDaemonJson(paths);
+  if (!info) throw new DaemonUnreachableError(`svc daemon is not running (no ${paths.daemonJson})`);
+  let token = '';
+  try {
+    token = readFileSync(paths.tokenFile, 'utf8').trim();
+  } catch {
+    throw new DaemonUnreachableError(`cannot read the API token at ${paths.tokenFile}`);
+  }
+  return { baseUrl: info.url ?? `http://127.0.0.1:${info.port}`, token };
+}
+
+export class Client {
+  private conn: Connection | null;
+  private readonly find: (() => Connection) | null;
+
+  constructor(baseUrl: string, token: string);
+  constructor(find: () => Connection);
+  constructor(a: string | (() => Connection), token = '') {
+    this.conn = typeof a === 'string' ? { baseUrl: a, token } : null;
+    this.find = typeof a === 'string' ? null : a;
+  }
+
+  private connection(): Connection {
+    this.conn ??= (this.find as () => Connection)();
+    return this.conn;
+  }
+
+  get baseUrl(): string {
+    return this.connection().baseUrl;
+  }
+
+  get token(): string {
+    return this.connection().token;
+  }
+
+  /** The running daemon's client, or DaemonUnreachableError now. */
   static discover(paths: Paths): Client {
-    const info = readDaemonJson(paths);
-    if (!info)
-      throw new DaemonUnreachableError(`svc daemon is not running (no ${paths.daemonJson})`);
-    let token = '';
-    try {
-      token = readFileSync(paths.tokenFile, 'utf8').trim();
-    } catch {
-      throw new DaemonUnreachableError(`cannot read the API token at ${paths.tokenFile}`);
-    }
-    return new Client(info.url ?? `http://127.0.0.1:${info.port}`, token);
+    const found = findDaemon(paths);
+    return new Client(found.baseUrl, found.token);
+  }
+
+  /**
+   * A client that looks for the daemon on its first request, so a command judges its own
+   * arguments before it learns whether the daemon runs (a usage mistake is exit 2 either way).
+   */
+  static lazy(paths: Paths): Client {
+    return new Client(() => findDaemon(paths));
   }
 
   url(path: string, query?: RequestOptions['query']): string {

@@ -85,7 +85,7 @@ export function makeContext(
     out,
     err,
     client: () => {
-      client ??= Client.discover(paths);
+      client ??= Client.lazy(paths);
       return client;
     },
     lines: lines ?? (() => createInterface({ input: process.stdin, terminal: false })),

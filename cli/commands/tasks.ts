@@ -509,9 +509,10 @@ function action(
     usage: `svc task ${name} <id>`,
     options: { ...options, ...JSON_OPTION },
     async run(ctx) {
-      const t = await ctx
-        .client()
-        .post<Task>(`/v1/tasks/${idArg(ctx)}/${path}`, body ? body(ctx) : undefined);
+      // Arguments first: a usage mistake is exit 2 whether or not the daemon runs.
+      const url = `/v1/tasks/${idArg(ctx)}/${path}`;
+      const payload = body ? body(ctx) : undefined;
+      const t = await ctx.client().post<Task>(url, payload);
       if (ctx.options.json) ctx.out(JSON.stringify(t, null, 2));
       else {
         ctx.out(

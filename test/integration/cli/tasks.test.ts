@@ -159,3 +159,16 @@ describe('svc task', () => {
     expect(logs.out).toContain(`task ${task.id} is done`);
   });
 });
+
+describe('svc task actions without a daemon', () => {
+  it('judge their arguments first: a usage mistake is exit 2, only a good command meets exit 3', async () => {
+    const root = tempDir();
+    const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
+    const bad = await cli(env, 'task', 'follow-up', '7');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('give exactly one of --prompt, --run or --workflow');
+    const good = await cli(env, 'task', 'follow-up', '7', '--run', 'echo more');
+    expect(good.code).toBe(3);
+    expect((await cli(env, 'task', 'approve', 'seven')).code).toBe(2);
+  });
+});
