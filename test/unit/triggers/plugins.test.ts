@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { PluginApi, SvcPlugin } from '../../../kernel/plugin/index.js';
+import { importSpecifiers } from '../../support/imports.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const ALLOWED = ['zod', 'croner', '../../../kernel/plugin/index.js'];
@@ -55,8 +56,7 @@ for (const [kind, doc, suite, registers] of [
           for (const file of readdirSync(dir)) {
             if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
             const text = readFileSync(join(dir, file), 'utf8');
-            for (const m of text.matchAll(/from '([^']+)'/g)) {
-              const spec = m[1] as string;
+            for (const spec of importSpecifiers(text)) {
               expect(
                 ALLOWED.includes(spec) || spec.startsWith('./') || spec.startsWith('node:'),
                 `${file}: ${spec}`,

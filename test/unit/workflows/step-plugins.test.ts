@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { PluginApi, StepType, SvcPlugin } from '../../../kernel/plugin/index.js';
+import { importSpecifiers } from '../../support/imports.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const STEPS = join(ROOT, 'plugins', 'steps');
@@ -57,11 +58,10 @@ describe('step type plugins', () => {
         for (const file of readdirSync(join(STEPS, folder))) {
           if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
           const text = readFileSync(join(STEPS, folder, file), 'utf8');
-          for (const m of text.matchAll(/from '([^']+)'/g)) {
+          for (const spec of importSpecifiers(text)) {
             expect(
-              ['zod', '../../../kernel/plugin/index.js'].includes(m[1] as string) ||
-                (m[1] as string).startsWith('./'),
-              `${file}: ${m[1]}`,
+              ['zod', '../../../kernel/plugin/index.js'].includes(spec) || spec.startsWith('./'),
+              `${file}: ${spec}`,
             ).toBe(true);
           }
         }
