@@ -2,9 +2,9 @@
 /**
  * The `svc` executable. It runs the single-file build (dist/svc.cjs) with the V8 code cache when
  * the build is there, which is what makes a cold start fast (decision 158), and the plain `tsc`
- * output otherwise (a build interrupted before its bundling step).
+ * output otherwise (a build interrupted before its bundling step, or a bare `tsc` since).
  */
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type * as Entry from './bundle-entry.js';
 import { loadBundle } from './code-cache.js';
@@ -13,9 +13,23 @@ type EntryModule = typeof Entry;
 
 const BUNDLE = fileURLToPath(new URL('../svc.cjs', import.meta.url));
 const CACHE_DIR = fileURLToPath(new URL('../.cache/', import.meta.url));
+const ENTRY = fileURLToPath(new URL('./bundle-entry.js', import.meta.url));
+
+/**
+ * The bundle is used when it is there and not older than tsc's output of its entry: after a bare
+ * `tsc` (no `npm run build`) the code that just changed runs, not a stale bundle.
+ */
+function bundleIsCurrent(): boolean {
+  if (process.env.SVC_NO_BUNDLE === '1') return false;
+  try {
+    return statSync(BUNDLE).mtimeMs >= statSync(ENTRY).mtimeMs;
+  } catch {
+    return false;
+  }
+}
 
 async function entry(): Promise<{ main: EntryModule['main']; save: () => void }> {
-  if (process.env.SVC_NO_BUNDLE !== '1' && existsSync(BUNDLE)) {
+  if (bundleIsCurrent()) {
     const bundle = loadBundle<EntryModule>(BUNDLE, CACHE_DIR);
     bundle.exports.setHost({
       importExternal: (url) => import(url),

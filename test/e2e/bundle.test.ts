@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -24,12 +25,14 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = join(ROOT, 'dist');
 const BUILT = existsSync(join(DIST, 'svc.cjs')) && existsSync(join(DIST, 'bin', 'svc.js'));
 
-/** The launcher, the loader and the bundle, laid out as in a clone, with the clone's node_modules. */
+/** dist/ with its timestamps, laid out as in a clone, with the clone's node_modules. */
 function copyOfBuild(): string {
   const root = tempDir('svc-bundle-');
-  mkdirSync(join(root, 'dist', 'bin'), { recursive: true });
-  for (const f of ['svc.cjs', 'bin/svc.js', 'bin/code-cache.js'])
-    copyFileSync(join(DIST, f), join(root, 'dist', f));
+  cpSync(DIST, join(root, 'dist'), {
+    recursive: true,
+    preserveTimestamps: true,
+    filter: (src) => !src.includes(`${DIST}/.cache`),
+  });
   copyFileSync(join(ROOT, 'package.json'), join(root, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
   return root;
@@ -142,5 +145,16 @@ describe.skipIf(!BUILT)('the single-file build', () => {
     );
     await third.stop();
     expect(readdirSync(cacheDir)).toEqual([relative(cacheDir, rewritten.file as string)]);
+
+    // After a bare `tsc` (tsc's output newer than the bundle) the fresh output runs, not the bundle.
+    const tscLater = new Date(Date.now() + 120_000);
+    utimesSync(join(root, 'dist', 'bin', 'bundle-entry.js'), tscLater, tscLater);
+    const plain = await startIn(root, dataDir, configDir);
+    expect(plain.codeCache).toBe('unbundled');
+    const plainInfo = await plain.get<{ plugins: Array<{ source: string; file: string }> }>(
+      '/v1/info',
+    );
+    expect(plainInfo.plugins.map((p) => p.file)).toEqual(info.plugins.map((p) => p.file));
+    await plain.stop();
   });
 });
