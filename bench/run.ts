@@ -15,6 +15,7 @@ import { footprint } from './footprint.js';
 import { cleanup } from './lib/env.js';
 import { fmtMb, fmtMs, median, p99 } from './lib/stats.js';
 import { overhead, summarizeOverhead } from './overhead.js';
+import { steadyAdmission } from './admission.js';
 import { throughput } from './throughput.js';
 
 interface Row {
@@ -37,6 +38,7 @@ const SIZES = quick
   ? {
       overhead: 20,
       throughput: 60,
+      admission: 40,
       tasks: 1000,
       runs: 10,
       events: 10_000,
@@ -47,6 +49,7 @@ const SIZES = quick
   : {
       overhead: 200,
       throughput: 500,
+      admission: 200,
       tasks: 10_000,
       runs: 10,
       events: 100_000,
@@ -121,6 +124,19 @@ async function main(): Promise<void> {
       ratio: ratio(p99(r.spawnMs), p99(r.baselineSpawnMs)),
       target: '',
       ok: null,
+    });
+  }
+  if (wants('admission')) {
+    log(`admission: ${SIZES.admission} tasks of 0.2–0.5 s under max_parallel_tasks 8…`);
+    const r = await steadyAdmission(SIZES.admission);
+    raw.admission = r;
+    rows.push({
+      measure: `admission at a steady pace (${r.tasks} tasks), slot free → next step spawned, p50 / p99`,
+      svc: `${fmtMs(median(r.spawnMs))} / ${fmtMs(p99(r.spawnMs))}`,
+      baseline: `${fmtMs(median(r.baselineSpawnMs))} / ${fmtMs(p99(r.baselineSpawnMs))} (unit end → next sh)`,
+      ratio: ratio(p99(r.spawnMs), p99(r.baselineSpawnMs)),
+      target: 'p99 ≤ 50 ms',
+      ok: p99(r.spawnMs) <= 50 && r.maxRunning <= 8 && r.failed === 0,
     });
   }
   if (wants('api')) {
