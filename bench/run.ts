@@ -10,12 +10,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { steadyAdmission } from './admission.js';
 import { apiAtScale } from './api.js';
 import { footprint } from './footprint.js';
 import { cleanup } from './lib/env.js';
 import { fmtMb, fmtMs, median, p99 } from './lib/stats.js';
 import { overhead, summarizeOverhead } from './overhead.js';
-import { steadyAdmission } from './admission.js';
 import { throughput } from './throughput.js';
 
 interface Row {
