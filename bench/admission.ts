@@ -10,19 +10,18 @@
  * The throughput section's `true` steps instead keep all eight slots waiting on the repository's
  * worktree queue at once; its slot-free → spawned figure measures that queue (docs/performance.md).
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { trackAdmissions } from './lib/admissions.js';
 import {
   cleanup,
   commandWorkflow,
-  gitAsync,
   makeRepo,
   prepare,
   QUIET_CONFIG,
   startInProcess,
   tempRoot,
 } from './lib/env.js';
-import { now } from './lib/stats.js';
+import { handWork } from './lib/hand.js';
 import { TaskWatcher } from './lib/watch.js';
 
 const CAP = 8;
@@ -50,36 +49,7 @@ export async function steadyAdmission(n: number): Promise<AdmissionResult> {
   const watch = new TaskWatcher(events);
   const project = await api.call<{ id: number }>('POST', '/v1/projects', { path: repo });
 
-  const freed: number[] = [];
-  const pending = new Map<number, number>();
-  const spawnMs: number[] = [];
-  let running = 0;
-  let maxRunning = 0;
-  let fills = 0;
-  const unsubscribe = events.subscribe((e) => {
-    const t = now();
-    if (e.task_id === null) return;
-    if (e.kind === 'task.state_changed') {
-      if (e.payload.to === 'running') {
-        running++;
-        maxRunning = Math.max(maxRunning, running);
-        if (fills < CAP) fills++;
-        else {
-          const slot = freed.shift();
-          if (slot !== undefined) pending.set(e.task_id, slot);
-        }
-      } else if (e.payload.from === 'running') {
-        running--;
-        freed.push(t);
-      }
-    } else if (e.kind === 'step.started') {
-      const from = pending.get(e.task_id);
-      if (from !== undefined) {
-        spawnMs.push(t - from);
-        pending.delete(e.task_id);
-      }
-    }
-  });
+  const admissions = trackAdmissions(events, CAP, 'skip');
 
   let failed = 0;
   try {
@@ -94,53 +64,29 @@ export async function steadyAdmission(n: number): Promise<AdmissionResult> {
     }
     for (const id of ids) if ((await watch.settle(id)).payload.to !== 'done') failed++;
   } finally {
-    unsubscribe();
+    admissions.stop();
     watch.close();
     await daemon.stop();
   }
   const baselineSpawnMs = await baseline(root, n);
   cleanup();
-  return { tasks: n, spawnMs, baselineSpawnMs, maxRunning, failed };
+  return {
+    tasks: n,
+    spawnMs: admissions.spawnMs,
+    baselineSpawnMs,
+    maxRunning: admissions.maxRunning,
+    failed,
+  };
 }
 
 async function baseline(root: string, n: number): Promise<number[]> {
-  const repo = makeRepo(root, 'baseline-repo');
-  const dir = join(root, 'baseline-wt');
-  // git's worktree bookkeeping is not safe to run concurrently in one repository; svc queues it.
-  let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn);
-    queue = run.catch(() => {});
-    return run;
-  };
-  const out: number[] = [];
-  let next = 0;
-  const worker = async () => {
-    let endedAt: number | null = null;
-    for (;;) {
-      const i = next++;
-      if (i >= n) return;
-      const path = join(dir, `s${i}`);
-      await serial(() =>
-        gitAsync(repo, ['worktree', 'add', '--quiet', '-b', `bench/s${i}`, path, 'main']),
-      );
-      if (endedAt !== null) out.push(now() - endedAt);
-      await sh(path, `sleep ${SLEEPS[i % SLEEPS.length]}`);
-      endedAt = now();
-      made.push(path);
-    }
-  };
-  // svc keeps a done task's worktree until it is archived; the hand work keeps its own as long.
-  const made: string[] = [];
-  await Promise.all(Array.from({ length: CAP }, worker));
-  for (const path of made) await gitAsync(repo, ['worktree', 'remove', path]);
-  return out;
-}
-
-function sh(cwd: string, script: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', script], { cwd, stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('close', () => resolve());
+  const run = await handWork({
+    repo: makeRepo(root, 'baseline-repo'),
+    dir: join(root, 'baseline-wt'),
+    units: n,
+    workers: CAP,
+    script: (i) => `sleep ${SLEEPS[i % SLEEPS.length]}`,
+    keepWorktrees: true,
   });
+  return run.spawnMs;
 }

@@ -4,7 +4,6 @@
  * worktree remove. Runs interleave (task, baseline, task, …) so machine noise hits both alike.
  * Each done task is archived outside the timed part (decision 157).
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import {
   cleanup,
@@ -16,6 +15,7 @@ import {
   startInProcess,
   tempRoot,
 } from './lib/env.js';
+import { sh } from './lib/hand.js';
 import { median, now, p99 } from './lib/stats.js';
 import { TaskWatcher } from './lib/watch.js';
 
@@ -25,14 +25,6 @@ export interface OverheadResult {
   svcArchivedMs: number[];
   baselineMs: number[];
   failed: number;
-}
-
-function sh(cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', 'true'], { cwd, stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('close', () => resolve());
-  });
 }
 
 /** The work svc cannot avoid for one one-step task, done by hand. */

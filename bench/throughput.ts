@@ -7,16 +7,17 @@
  * time, and the time from one unit ending to the next unit's `sh` starting.
  */
 import { join } from 'node:path';
+import { trackAdmissions } from './lib/admissions.js';
 import {
   cleanup,
   commandWorkflow,
-  gitAsync,
   makeRepo,
   prepare,
   QUIET_CONFIG,
   startInProcess,
   tempRoot,
 } from './lib/env.js';
+import { handWork } from './lib/hand.js';
 import { now } from './lib/stats.js';
 import { TaskWatcher } from './lib/watch.js';
 import { baselineUnit } from './overhead.js';
@@ -49,40 +50,7 @@ export async function throughput(n: number): Promise<ThroughputResult> {
   const watch = new TaskWatcher(events);
   const project = await api.call<{ id: number }>('POST', '/v1/projects', { path: repo });
 
-  // A task becomes admissible when it is queued and a slot is free for it; admissions take slots
-  // in the order they freed. Latency counts from the later of the two, so an idle gap between
-  // bursts (no task waiting) is not mistaken for scheduler delay.
-  const freeSlots: number[] = Array.from({ length: CAP }, () => 0);
-  const queuedAt = new Map<number, number>();
-  const eligibleAt = new Map<number, number>();
-  const admitMs: number[] = [];
-  const spawnMs: number[] = [];
-  let running = 0;
-  let maxRunning = 0;
-  const unsubscribe = events.subscribe((e) => {
-    const t = now();
-    if (e.task_id === null) return;
-    if (e.kind === 'task.created') queuedAt.set(e.task_id, t);
-    else if (e.kind === 'task.state_changed') {
-      if (e.payload.to === 'running') {
-        running++;
-        maxRunning = Math.max(maxRunning, running);
-        const slot = freeSlots.shift() ?? t;
-        const from = Math.max(slot, queuedAt.get(e.task_id) ?? t);
-        admitMs.push(t - from);
-        eligibleAt.set(e.task_id, from);
-      } else if (e.payload.from === 'running') {
-        running--;
-        freeSlots.push(t);
-      }
-    } else if (e.kind === 'step.started') {
-      const from = eligibleAt.get(e.task_id);
-      if (from !== undefined) {
-        spawnMs.push(t - from);
-        eligibleAt.delete(e.task_id);
-      }
-    }
-  });
+  const admissions = trackAdmissions(events, CAP, 'count');
 
   let failed = 0;
   let seconds = 0;
@@ -105,7 +73,7 @@ export async function throughput(n: number): Promise<ThroughputResult> {
     for (const id of ids) if ((await watch.settle(id)).payload.to !== 'done') failed++;
     seconds = (now() - t0) / 1000;
   } finally {
-    unsubscribe();
+    admissions.stop();
     watch.close();
     await daemon.stop();
   }
@@ -116,54 +84,23 @@ export async function throughput(n: number): Promise<ThroughputResult> {
     tasks: n,
     seconds,
     baselineSeconds: base.seconds,
-    admitMs,
-    spawnMs,
+    admitMs: admissions.admitMs,
+    spawnMs: admissions.spawnMs,
     baselineSpawnMs: base.spawnMs,
-    maxRunning,
+    maxRunning: admissions.maxRunning,
     failed,
   };
 }
 
 /** The hand-work units, CAP at a time; a worker picks the next unit as soon as one ends. */
-async function baselineThroughput(root: string, n: number) {
-  const repo = makeRepo(root, 'baseline-repo');
-  const dir = join(root, 'baseline-wt');
-  let next = 0;
-  // git's worktree administration is not safe to run concurrently in one repository (an add
-  // reads every other entry and fails on one half-written), so the hand work queues it too.
-  let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn);
-    queue = run.catch(() => {});
-    return run;
-  };
-  const spawnMs: number[] = [];
-  const t0 = now();
-  const worker = async () => {
-    let endedAt: number | null = null;
-    for (;;) {
-      const i = next++;
-      if (i >= n) return;
-      const path = join(dir, `b${i}`);
-      await serial(() =>
-        gitAsync(repo, ['worktree', 'add', '--quiet', '-b', `bench/b${i}`, path, 'main']),
-      );
-      if (endedAt !== null) spawnMs.push(now() - endedAt);
-      await baselineSh(path);
-      await serial(() => gitAsync(repo, ['worktree', 'remove', path]));
-      endedAt = now();
-    }
-  };
-  await Promise.all(Array.from({ length: CAP }, worker));
-  return { seconds: (now() - t0) / 1000, spawnMs };
-}
-
-async function baselineSh(cwd: string): Promise<void> {
-  const { spawn } = await import('node:child_process');
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', 'true'], { cwd, stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('close', () => resolve());
+function baselineThroughput(root: string, n: number) {
+  return handWork({
+    repo: makeRepo(root, 'baseline-repo'),
+    dir: join(root, 'baseline-wt'),
+    units: n,
+    workers: CAP,
+    script: () => 'true',
+    keepWorktrees: false,
   });
 }
 
