@@ -227,7 +227,12 @@ export const taskCreate: Command = {
       if (!/^-?\d+$/.test(o.priority)) throw new UsageError('--priority takes an integer');
       body.priority = Number(o.priority);
     }
-    if (typeof o['max-cost'] === 'string') body.max_task_cost_usd = Number(o['max-cost']);
+    if (typeof o['max-cost'] === 'string') {
+      const usd = Number(o['max-cost']);
+      if (o['max-cost'].trim() === '' || !Number.isFinite(usd))
+        throw new UsageError(`--max-cost takes a number of US dollars, not ${o['max-cost']}`);
+      body.max_task_cost_usd = usd;
+    }
     if (o.paused) body.paused = true;
     if (o.restricted) body.restricted = true;
     const fields = Array.isArray(o.field) ? o.field : [];

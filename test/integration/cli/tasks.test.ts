@@ -171,4 +171,33 @@ describe('svc task actions without a daemon', () => {
     expect(good.code).toBe(3);
     expect((await cli(env, 'task', 'approve', 'seven')).code).toBe(2);
   });
+
+  it('name the option and the value they refuse', async () => {
+    const root = tempDir();
+    const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
+    const create = ['task', 'create', '--project', '1', '--title', 't', '--workflow', 'w'];
+    const cases: Array<[string[], string]> = [
+      [[...create, '--priority', 'high'], '--priority takes an integer'],
+      [[...create, '--field', 'nofield'], '--field takes name=value, not nofield'],
+      [[...create, '--max-cost', 'lots'], '--max-cost takes a number of US dollars, not lots'],
+      [['task', 'answer', '7', '--allow', '--deny'], 'give --allow or --deny, not both'],
+      [
+        ['task', 'answer', '7', '--allow', '--answer', 'yes'],
+        'a permission takes --allow or --deny; a question takes --answer',
+      ],
+      [
+        ['chat', 'answer', '7', '--answer', 'noequals'],
+        '--answer takes question=value, not noequals',
+      ],
+      [['project', 'edit', '1'], 'nothing to change; see --help'],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await cli(env, ...argv);
+      expect({ argv: argv.join(' '), code: r.code, err: r.err }).toEqual({
+        argv: argv.join(' '),
+        code: 2,
+        err: expect.stringContaining(message),
+      });
+    }
+  });
 });
