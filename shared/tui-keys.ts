@@ -6,8 +6,8 @@
  * (SPEC §1): keep it free of imports.
  */
 
-/** Operation ids a key can be bound to (`tui.keys.<op>`). */
-export const TUI_OPERATIONS = [
+/** Operations on the selected task: each is a task route (or, for `chat`, opens one). */
+export const TASK_OPERATIONS = [
   'approve',
   'reject',
   'answer',
@@ -20,6 +20,11 @@ export const TUI_OPERATIONS = [
   'archive',
   'follow_up',
   'chat',
+] as const;
+
+/** Operation ids a key can be bound to (`tui.keys.<op>`): the task operations, then the board's own. */
+export const TUI_OPERATIONS = [
+  ...TASK_OPERATIONS,
   'new_task',
   'open',
   'back',

@@ -3,7 +3,7 @@
  * what it takes — a plain call, a confirmation, a line of text (retry override, repair prompt,
  * follow-up), or an answer to the agent's questions. Pure: the board executes the calls.
  */
-import type { TuiOperation } from '../../shared/tui-keys.js';
+import { TASK_OPERATIONS } from '../../shared/tui-keys.js';
 import { emptyLine, type Line } from './line-edit.js';
 import type { PendingInput, TaskDetail, TaskRow } from './model.js';
 
@@ -15,25 +15,10 @@ export interface Call {
   body?: Record<string, unknown>;
 }
 
-export const TASK_OPS = [
-  'approve',
-  'reject',
-  'answer',
-  'retry',
-  'repair',
-  'skip',
-  'pause',
-  'resume',
-  'cancel',
-  'archive',
-  'follow_up',
-  'chat',
-] as const satisfies readonly TuiOperation[];
-
-export type TaskOp = (typeof TASK_OPS)[number];
+export type TaskOp = (typeof TASK_OPERATIONS)[number];
 
 export function isTaskOp(op: string): op is TaskOp {
-  return (TASK_OPS as readonly string[]).includes(op);
+  return (TASK_OPERATIONS as readonly string[]).includes(op);
 }
 
 export interface TextMode {

@@ -5,7 +5,8 @@
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import type { TuiOperation } from '../../../shared/tui-keys.js';
-import { currentQuestion, planAction, TASK_OPS } from '../actions.js';
+import { TASK_OPERATIONS } from '../../../shared/tui-keys.js';
+import { currentQuestion, planAction } from '../actions.js';
 import type { Keymap } from '../keys.js';
 import { cursorParts, type Line } from '../line-edit.js';
 import type { TaskRow } from '../model.js';
@@ -47,7 +48,7 @@ function PromptLines({
 /** Operations that apply to `t` now, in a stable order. */
 function applicableOps(t: TaskRow | null): TuiOperation[] {
   if (!t) return [];
-  return TASK_OPS.filter((op) => planAction(op, t).kind !== 'unavailable');
+  return TASK_OPERATIONS.filter((op) => planAction(op, t).kind !== 'unavailable');
 }
 
 export function hints(state: TuiState, keymap: Keymap): string {
