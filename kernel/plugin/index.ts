@@ -166,6 +166,7 @@ export type {
   StepView,
   TaskView,
 } from './step-run.js';
+export { templateFailure } from './step-run.js';
 export {
   type AcceptResult,
   type DangerousValue,

@@ -44,6 +44,19 @@ export type StepOutcome =
   /** The attempt was stopped by cancel or shutdown. */
   | { kind: 'cancelled' };
 
+/**
+ * A step whose own template does not render: the same input fails the same way every time, so
+ * the retry budget must not see it.
+ */
+export function templateFailure(err: unknown): StepOutcome {
+  return {
+    kind: 'failed',
+    reason: 'template_error',
+    message: (err as Error).message,
+    noRetry: true,
+  };
+}
+
 export interface StepUsage {
   input_tokens?: number | null;
   output_tokens?: number | null;

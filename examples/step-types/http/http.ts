@@ -14,6 +14,7 @@ import {
   defineStepType,
   requiredTemplateSchema,
   type StepFinding,
+  templateFailure,
   templateSchema,
 } from '../../../kernel/plugin/index.js';
 
@@ -84,12 +85,7 @@ export const httpStep = defineStepType<HttpStep>({
       url = ctx.render(String(def.url)).text.trim();
       body = def.body === undefined ? undefined : ctx.render(String(def.body)).text;
     } catch (err) {
-      return {
-        kind: 'failed',
-        reason: 'template_error',
-        message: (err as Error).message,
-        noRetry: true,
-      };
+      return templateFailure(err);
     }
     const headers = (def.headers ?? {}) as Record<string, string>;
     ctx.annotate('http_request', { method, url, headers: Object.keys(headers) });

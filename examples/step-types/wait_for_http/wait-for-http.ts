@@ -12,6 +12,7 @@ import {
   defineStepType,
   requiredTemplateSchema,
   type StepFinding,
+  templateFailure,
   workflowDurationMs,
 } from '../../../kernel/plugin/index.js';
 
@@ -69,12 +70,7 @@ export const waitForHttpStep = defineStepType<WaitForHttp>({
     try {
       url = ctx.render(String(def.url)).text.trim();
     } catch (err) {
-      return {
-        kind: 'failed',
-        reason: 'template_error',
-        message: (err as Error).message,
-        noRetry: true,
-      };
+      return templateFailure(err);
     }
     const want = typeof def.status === 'number' ? def.status : 200;
     const every = workflowDurationMs(String(def.interval ?? '2s')) ?? 2000;

@@ -1,5 +1,9 @@
 /** A manual step (SPEC §2.8): no process; the task waits in awaiting_gate for approve or reject. */
-import type { StepContext, StepOutcome } from '../../../kernel/plugin/index.js';
+import {
+  type StepContext,
+  type StepOutcome,
+  templateFailure,
+} from '../../../kernel/plugin/index.js';
 
 export async function runManual(
   ctx: StepContext,
@@ -8,11 +12,6 @@ export async function runManual(
   try {
     return { kind: 'awaiting_gate', instructions: ctx.render(String(def.instructions ?? '')).text };
   } catch (err) {
-    return {
-      kind: 'failed',
-      reason: 'template_error',
-      message: (err as Error).message,
-      noRetry: true,
-    };
+    return templateFailure(err);
   }
 }
