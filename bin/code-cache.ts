@@ -39,7 +39,7 @@ export interface LoadedBundle<T> {
 }
 
 /** The cache file's name: the bundle (size, mtime) and the runtime that compiles it (version, flags). */
-export function cacheKey(bundleFile: string): { bundle: string; runtime: string } {
+function cacheKey(bundleFile: string): { bundle: string; runtime: string } {
   const st = statSync(bundleFile);
   const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
   return {

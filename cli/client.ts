@@ -81,17 +81,11 @@ export class Client {
     return this.connection().token;
   }
 
-  /** The running daemon's client, or DaemonUnreachableError now. */
-  static discover(paths: Paths): Client {
-    const found = findDaemon(paths);
-    return new Client(found.baseUrl, found.token);
-  }
-
   /**
-   * A client that looks for the daemon on its first request, so a command judges its own
-   * arguments before it learns whether the daemon runs (a usage mistake is exit 2 either way).
+   * The daemon's client. It looks for the daemon on its first request, so a command judges its
+   * own arguments before it learns whether the daemon runs (a usage mistake is exit 2 either way).
    */
-  static lazy(paths: Paths): Client {
+  static discover(paths: Paths): Client {
     return new Client(() => findDaemon(paths));
   }
 

@@ -85,7 +85,7 @@ export function makeContext(
     out,
     err,
     client: () => {
-      client ??= Client.lazy(paths);
+      client ??= Client.discover(paths);
       return client;
     },
     lines: lines ?? (() => createInterface({ input: process.stdin, terminal: false })),
