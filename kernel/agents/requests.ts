@@ -34,15 +34,8 @@ export interface ResolveDeps {
 
 /** `POST /v1/resolve`: what a candidate task's agent steps and branch would resolve to. */
 export function resolveRequest(d: ResolveDeps, body: ResolveBody) {
-  const project = body.project_id !== undefined ? d.projects.get(body.project_id) : undefined;
-  if (body.project_id !== undefined && !project)
-    throw new SvcError(
-      'validation_failed',
-      `project_id ${body.project_id} does not name a project`,
-      {
-        field: 'project_id',
-      },
-    );
+  const project =
+    body.project_id !== undefined ? d.projects.requireField(body.project_id) : undefined;
   const name = body.workflow ?? project?.default_workflow ?? 'adhoc';
   const snap = (() => {
     try {

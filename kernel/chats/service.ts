@@ -359,15 +359,7 @@ export class ChatService {
 
   private async createNow(body: CreateChat): Promise<ChatRow> {
     const { d } = this;
-    const project = d.projects.get(body.project_id);
-    if (!project)
-      throw new SvcError(
-        'validation_failed',
-        `project_id ${body.project_id} does not name a project`,
-        {
-          field: 'project_id',
-        },
-      );
+    const project = d.projects.requireField(body.project_id);
     const adapter = this.pickAgent(body.agent, false);
     const id = this.table.nextId();
     const base = project.default_branch;

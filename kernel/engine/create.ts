@@ -212,15 +212,7 @@ export class TaskCreator {
       const existing = this.lookupKey(opts.idempotencyKey, digest);
       if (existing) return { task: existing, warnings: [], replayed: true };
     }
-    const project = d.projects.get(body.project_id);
-    if (!project)
-      throw new SvcError(
-        'validation_failed',
-        `project_id ${body.project_id} does not name a project`,
-        {
-          field: 'project_id',
-        },
-      );
+    const project = d.projects.requireField(body.project_id);
     if (body.forge_issue !== undefined && body.forge_pull !== undefined) {
       throw new SvcError('validation_failed', 'give forge_issue or forge_pull, not both', {
         field: 'forge_pull',

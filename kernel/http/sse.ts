@@ -82,6 +82,28 @@ function matches(e: StoredEvent, f: StreamFilter): boolean {
   return true;
 }
 
+/** The daemon's log, open-stream set and heartbeat: what every event route streams from. */
+export interface StreamSources {
+  events: EventLog;
+  streams: StreamSet;
+  heartbeatMs: number;
+}
+
+/**
+ * The one way a route opens a stream, so the task, chat and global streams cannot drift apart
+ * in how they honour `Last-Event-ID` or which heartbeat they keep. A bad header is refused before
+ * the reply is hijacked, while it can still be an ordinary error response.
+ */
+export function streamForRequest(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  src: StreamSources,
+  filter: StreamFilter,
+): void {
+  const last = parseLastEventId(req);
+  streamEvents(req, reply, src.events, src.streams, filter, last, { heartbeatMs: src.heartbeatMs });
+}
+
 /**
  * Streams events to the client until it disconnects or the daemon stops. `lastEventId` of -1
  * (no header) means live only; n ≥ 0 replays every stored event with id > n first.

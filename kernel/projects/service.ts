@@ -43,6 +43,19 @@ export class ProjectService {
     return p;
   }
 
+  /**
+   * The project a request body's `project_id` names. Unlike `require`, a missing one is the
+   * caller's bad field (`validation_failed`), not a missing resource: the URL itself was fine.
+   */
+  requireField(id: number): Project {
+    const p = this.table.get(id);
+    if (!p)
+      throw new SvcError('validation_failed', `project_id ${id} does not name a project`, {
+        field: 'project_id',
+      });
+    return p;
+  }
+
   private async checkPath(path: string): Promise<string> {
     if (!isAbsolute(path))
       throw new SvcError('validation_failed', `path must be absolute: ${path}`, { field: 'path' });

@@ -17,7 +17,7 @@ import type { Services } from '../../container.js';
 import { AnswerSchema } from '../../engine/index.js';
 import { SvcError } from '../../errors.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
-import { parseLastEventId, streamEvents } from '../sse.js';
+import { streamForRequest } from '../sse.js';
 import { readTranscript, TranscriptQuerySchema } from '../transcript.js';
 import { parseId, parseWith } from '../validate.js';
 
@@ -104,16 +104,7 @@ export function chatRoutes(app: FastifyInstance, s: Services): void {
   app.get<IdParams>('/v1/chats/:id/events', async (req, reply) => {
     const chatId = id(req.params.id);
     s.chats.load(chatId);
-    const last = parseLastEventId(req);
-    streamEvents(
-      req,
-      reply,
-      s.events,
-      s.streams,
-      { chatId, acceptLive: (c) => c.chat_id === chatId },
-      last,
-      { heartbeatMs: s.heartbeatMs },
-    );
+    streamForRequest(req, reply, s, { chatId, acceptLive: (c) => c.chat_id === chatId });
   });
 
   app.get<{ Params: { id: string; seq: string } }>(

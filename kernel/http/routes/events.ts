@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Services } from '../../container.js';
 import { SvcError } from '../../errors.js';
 import { isEventKind } from '../../events/index.js';
-import { parseLastEventId, streamEvents } from '../sse.js';
+import { streamForRequest } from '../sse.js';
 import { parseWith } from '../validate.js';
 
 const idParam = z
@@ -38,15 +38,6 @@ export function eventsRoutes(app: FastifyInstance, s: Services): void {
           field: 'types',
         });
     }
-    const last = parseLastEventId(req);
-    streamEvents(
-      req,
-      reply,
-      s.events,
-      s.streams,
-      { kinds, projectId: q.project_id, taskId: q.task_id },
-      last,
-      { heartbeatMs: s.heartbeatMs },
-    );
+    streamForRequest(req, reply, s, { kinds, projectId: q.project_id, taskId: q.task_id });
   });
 }

@@ -17,7 +17,7 @@ import {
 } from '../../engine/index.js';
 import { SvcError } from '../../errors.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
-import { parseLastEventId, streamEvents } from '../sse.js';
+import { streamForRequest } from '../sse.js';
 import { readTranscript, TranscriptQuerySchema } from '../transcript.js';
 import { parseId, parseWith } from '../validate.js';
 
@@ -82,16 +82,7 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
   app.get<IdParams>('/v1/tasks/:id/events', async (req, reply) => {
     const id = parseId(req.params.id, 'task');
     s.engine.get(id);
-    const last = parseLastEventId(req);
-    streamEvents(
-      req,
-      reply,
-      s.events,
-      s.streams,
-      { taskId: id, acceptLive: (c) => c.task_id === id },
-      last,
-      { heartbeatMs: s.heartbeatMs },
-    );
+    streamForRequest(req, reply, s, { taskId: id, acceptLive: (c) => c.task_id === id });
   });
 
   const act = (name: string, fn: (id: number) => ReturnType<typeof s.engine.get>) =>
