@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, test } from 'vitest';
 import { stepToken } from '../../../kernel/mcp/index.js';
 import { buildTestApp, type TestApp, waitFor } from '../../support/app.js';
-import { call, connect, listen } from '../../support/mcp.js';
+import { call, connect, INITIALIZE_REQUEST, listen } from '../../support/mcp.js';
 import { addProject, createTask, type StepJson, type TaskJson } from '../../support/tasks.js';
 
 const HOLD = `name: hold
@@ -118,16 +118,6 @@ describe('the per-step endpoint', () => {
     const { t, base, hold } = await setup();
     const a = await hold();
     const b = await hold();
-    const init = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '0' },
-      },
-    };
     const post = (url: string, token: string, host?: string) =>
       t.kernel.app.inject({
         method: 'POST',
@@ -138,7 +128,7 @@ describe('the per-step endpoint', () => {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
         },
-        payload: JSON.stringify(init),
+        payload: JSON.stringify(INITIALIZE_REQUEST),
       });
     // The daemon token does not open a step path; a step token opens nothing else.
     expect((await post(a.endpoint.url, t.token)).statusCode).toBe(401);
