@@ -48,22 +48,8 @@ describe('svc task', () => {
         'name: build\nsteps:\n  - id: hello\n    type: command\n    run: echo hello-from-svc\n  - id: gate\n    type: manual\n    instructions: check it\n',
     });
     await cli(env, 'project', 'add', repo.path);
-    const created = await cli(
-      env,
-      'task',
-      'create',
-      '--project',
-      '1',
-      '--title',
-      'Say hello',
-      '--workflow',
-      'build',
-      '--field',
-      'kind=demo',
-      '--json',
-    );
-    expect(created.code).toBe(0);
-    const task = JSON.parse(created.out);
+    // Throws unless the CLI exits 0.
+    const task = await cliCreateTask(env, 'Say hello', 'build', '--field', 'kind=demo');
     expect(task).toMatchObject({ title: 'Say hello', fields: { kind: 'demo' } });
     await waitFor(
       async () =>
