@@ -153,6 +153,11 @@ describe('POST /v1/chats', () => {
       paused: true,
     });
     expect(taskRes.statusCode).toBe(400);
+    expect(taskRes.json().error).toMatchObject({
+      code: 'validation_failed',
+      details: { field: 'branch_name' },
+    });
+    expect(taskRes.json().error.message).toContain('branch shared already exists');
   });
 
   it('disambiguates its default branch when task 1 already holds svc/1-{slug} (decision 162)', async () => {
