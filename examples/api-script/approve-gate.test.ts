@@ -3,14 +3,11 @@
 // approves its gate with nothing but fetch — in-process, and as the built script a user runs.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningDaemon, runDaemon } from '../../kernel/daemon/index.js';
-import { pathsFor } from '../../kernel/daemon/paths.js';
+import { describe, expect, it } from 'vitest';
+import { daemonEnv, startDaemon } from '../../test/support/daemon.js';
 import { gitRepo } from '../../test/support/git.js';
 import { withWorkflows } from '../../test/support/tasks.js';
-import { tempDir } from '../../test/support/tmp.js';
 import { approveGate } from './approve-gate.js';
 
 const BUILT = fileURLToPath(
@@ -19,16 +16,9 @@ const BUILT = fileURLToPath(
 const GATED =
   'name: gated\nsteps:\n  - id: build\n    type: command\n    run: echo building\n  - id: review\n    type: manual\n    instructions: look at the build\n  - id: ship\n    type: command\n    run: echo shipped\n';
 
-let daemon: RunningDaemon | null = null;
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = null;
-});
-
 async function start() {
-  const root = tempDir();
-  const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
-  daemon = await runDaemon(pathsFor(env.SVC_CONFIG_DIR, env.SVC_DATA_DIR));
+  const env = daemonEnv();
+  const daemon = await startDaemon(env);
   const repo = gitRepo();
   withWorkflows(repo, {
     gated: GATED,

@@ -1,24 +1,12 @@
 // Issue 4 point 9: kill -9 of a real daemon mid-step loses nothing (decision 009).
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../support/app.js';
+import { HAVE_BUILD, svc } from '../support/daemon-proc.js';
 import { gitRepo } from '../support/git.js';
 import { withWorkflows } from '../support/tasks.js';
 import { tempDir } from '../support/tmp.js';
-
-const SVC = fileURLToPath(new URL('../../dist/bin/svc.js', import.meta.url));
-
-function svc(env: NodeJS.ProcessEnv, ...args: string[]) {
-  const r = spawnSync(process.execPath, [SVC, ...args], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
-}
 
 function alive(pid: number): boolean {
   try {
@@ -29,7 +17,7 @@ function alive(pid: number): boolean {
   }
 }
 
-describe.skipIf(!existsSync(SVC))('crash recovery', () => {
+describe.skipIf(!HAVE_BUILD)('crash recovery', () => {
   it('a killed daemon’s running step is closed interrupted, its orphan killed, and the task finishes after restart', async () => {
     const root = tempDir('svc-crash-');
     const env = { SVC_DATA_DIR: join(root, 'data'), SVC_CONFIG_DIR: join(root, 'config') };

@@ -1,27 +1,15 @@
 // Issue 2 "How it is checked": the built svc started as a user would, in temp directories.
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAVE_BUILD, svc } from '../support/daemon-proc.js';
 import { tempDir } from '../support/tmp.js';
-
-const SVC = fileURLToPath(new URL('../../dist/bin/svc.js', import.meta.url));
 
 async function errorOf(res: Response): Promise<{ code: string; message: string }> {
   return ((await res.json()) as { error: { code: string; message: string } }).error;
 }
 
-function svc(env: NodeJS.ProcessEnv, ...args: string[]) {
-  const r = spawnSync(process.execPath, [SVC, ...args], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
-}
-
-describe.skipIf(!existsSync(SVC))('svc daemon, end to end', () => {
+describe.skipIf(!HAVE_BUILD)('svc daemon, end to end', () => {
   let env: NodeJS.ProcessEnv;
   let dataDir: string;
   let base = '';
@@ -119,7 +107,7 @@ describe.skipIf(!existsSync(SVC))('svc daemon, end to end', () => {
   });
 });
 
-describe.skipIf(!existsSync(SVC))('stop and stale locks', () => {
+describe.skipIf(!HAVE_BUILD)('stop and stale locks', () => {
   it('stops cleanly through the API, and a killed daemon leaves no lock behind', async () => {
     const root = tempDir('svc-e2e-');
     const env = { SVC_DATA_DIR: join(root, 'data'), SVC_CONFIG_DIR: join(root, 'config') };

@@ -1,26 +1,15 @@
 // Issue 9 point 4 against the built daemon: an MCP client finds svc the way a user configures it
 // (the port in daemon.json, the token in the data directory) and drives /mcp over Streamable HTTP.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAVE_BUILD, SVC_BIN, svc } from '../support/daemon-proc.js';
 import { gitRepo } from '../support/git.js';
 import { call, connect } from '../support/mcp.js';
 import { tempDir } from '../support/tmp.js';
 
-const SVC = fileURLToPath(new URL('../../dist/bin/svc.js', import.meta.url));
-
-function svc(env: NodeJS.ProcessEnv, ...args: string[]) {
-  const r = spawnSync(process.execPath, [SVC, ...args], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
-}
-
-describe.skipIf(!existsSync(SVC))('MCP on the built daemon', () => {
+describe.skipIf(!HAVE_BUILD)('MCP on the built daemon', () => {
   let env: NodeJS.ProcessEnv;
   let url = '';
   let token = '';
@@ -39,7 +28,7 @@ describe.skipIf(!existsSync(SVC))('MCP on the built daemon', () => {
   // blocked in spawnSync could not answer.
   afterAll(async () => {
     await new Promise<void>((resolve) => {
-      const child = spawn(process.execPath, [SVC, 'daemon', 'stop'], {
+      const child = spawn(process.execPath, [SVC_BIN, 'daemon', 'stop'], {
         env: { ...process.env, ...env },
         stdio: 'ignore',
       });

@@ -8,11 +8,15 @@ export async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-/** `svc task create --project 1 --json` with a title and workflow; fails unless the CLI exits 0. */
+/**
+ * `svc task create --project 1 --json` with a title, workflow and any further flags (`--field k=v`);
+ * fails unless the CLI exits 0.
+ */
 export async function cliCreateTask(
   env: NodeJS.ProcessEnv,
   title: string,
   workflow: string,
+  ...flags: string[]
 ): Promise<{ id: number; [key: string]: unknown }> {
   const r = await cli(
     env,
@@ -24,6 +28,7 @@ export async function cliCreateTask(
     title,
     '--workflow',
     workflow,
+    ...flags,
     '--json',
   );
   if (r.code !== 0) throw new Error(`task create → exit ${r.code}: ${r.err}`);

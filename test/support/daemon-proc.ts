@@ -2,7 +2,7 @@
  * The built daemon as its own process (`node dist/bin/svc.js daemon run`), for tests that need the
  * real thing to die: SIGKILL, restart on the same data directory, talk to it over HTTP.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,16 @@ import { waitFor } from './app.js';
 
 export const SVC_BIN = fileURLToPath(new URL('../../dist/bin/svc.js', import.meta.url));
 export const HAVE_BUILD = existsSync(SVC_BIN);
+
+/** Runs the built CLI (`node dist/bin/svc.js …`) to its end, with `env` over this process's. */
+export function svc(env: NodeJS.ProcessEnv, ...args: string[]) {
+  const r = spawnSync(process.execPath, [SVC_BIN, ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
+}
 
 export interface DaemonDirs {
   dataDir: string;

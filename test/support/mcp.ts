@@ -13,6 +13,18 @@ export async function listen(t: TestApp): Promise<string> {
   return address.replace('localhost', '127.0.0.1');
 }
 
+/** A raw JSON-RPC `initialize` request, for tests that drive an MCP endpoint without the SDK. */
+export const INITIALIZE_REQUEST = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '0' },
+  },
+} as const;
+
 export interface Connected {
   client: Client;
   transport: StreamableHTTPClientTransport;

@@ -65,15 +65,21 @@ export async function addProject(
   return { repo, project };
 }
 
+/** `POST /v1/tasks` as JSON, answering the raw response: for tests that expect a refusal. */
+export async function postTask(
+  t: TestApp,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  return t.api('POST', '/v1/tasks', body, { 'content-type': 'application/json', ...headers });
+}
+
 export async function createTask(
   t: TestApp,
   body: Record<string, unknown>,
   headers: Record<string, string> = {},
 ): Promise<TaskJson> {
-  const res = await t.api('POST', '/v1/tasks', body, {
-    'content-type': 'application/json',
-    ...headers,
-  });
+  const res = await postTask(t, body, headers);
   if (res.statusCode !== 201) throw new Error(`create → ${res.statusCode} ${res.body}`);
   return res.json() as TaskJson;
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentConfig, agentWorkflow, stepRuns } from '../../support/agents.js';
 import { buildTestApp } from '../../support/app.js';
-import { addProject, createTask, waitState } from '../../support/tasks.js';
+import { addProject, createTask, postTask, waitState } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
 
 /** A tiny CLI: `--version`, else reads the prompt and prints two JSON lines. */
@@ -105,12 +105,12 @@ describe('a fourth adapter from a plugin folder', () => {
       echo: agentWorkflow('echo', { agent: 'echo' }),
     });
     // its restricted verdict refuses a restricted task at creation, naming step and agent
-    const refused = await t.api(
-      'POST',
-      '/v1/tasks',
-      { project_id: project.id, title: 'x', workflow: 'echo', restricted: true },
-      { 'content-type': 'application/json' },
-    );
+    const refused = await postTask(t, {
+      project_id: project.id,
+      title: 'x',
+      workflow: 'echo',
+      restricted: true,
+    });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().error.message).toMatch(/step work would run echo restricted/);
 

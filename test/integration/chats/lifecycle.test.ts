@@ -9,7 +9,7 @@ import { agentConfig } from '../../support/agents.js';
 import { buildTestApp, type TestApp, waitFor } from '../../support/app.js';
 import { chatDetail, createChat } from '../../support/chats.js';
 import { git } from '../../support/git.js';
-import { addProject, createTask } from '../../support/tasks.js';
+import { addProject, createTask, postTask } from '../../support/tasks.js';
 
 async function setup() {
   const t = await buildTestApp({ config: agentConfig() });
@@ -19,6 +19,11 @@ async function setup() {
 
 async function post(t: TestApp, body: unknown) {
   return t.api('POST', '/v1/chats', body, { 'content-type': 'application/json' });
+}
+
+/** A chat on an existing branch: `existing_branch: true` with `branch_name`. */
+async function postOnBranch(t: TestApp, projectId: number, title: string, branch: string) {
+  return post(t, { project_id: projectId, title, existing_branch: true, branch_name: branch });
 }
 
 describe('POST /v1/chats', () => {
@@ -116,12 +121,7 @@ describe('POST /v1/chats', () => {
       existing_branch: true,
       branch_name: 'shared',
     });
-    const res = await post(t, {
-      project_id: project.id,
-      title: 'two',
-      existing_branch: true,
-      branch_name: 'shared',
-    });
+    const res = await postOnBranch(t, project.id, 'two', 'shared');
     expect(res.statusCode).toBe(409);
     expect(res.json().error).toMatchObject({
       code: 'invalid_state',
@@ -135,34 +135,29 @@ describe('POST /v1/chats', () => {
       branch_name: 'task-branch',
     });
     repo.git('branch', 'task-branch');
-    const again = await post(t, {
-      project_id: project.id,
-      title: 'three',
-      existing_branch: true,
-      branch_name: 'task-branch',
-    });
+    const again = await postOnBranch(t, project.id, 'three', 'task-branch');
     expect(again.statusCode).toBe(409);
     expect(again.json().error.details).toEqual({
       branch: 'task-branch',
       claimed_by: `task:${task.id}`,
     });
     // The project's own checkout holds main.
-    const main = await post(t, {
-      project_id: project.id,
-      title: 'four',
-      existing_branch: true,
-      branch_name: 'main',
-    });
+    const main = await postOnBranch(t, project.id, 'four', 'main');
     expect(main.statusCode).toBe(409);
     expect(main.json().error.details).toEqual({ branch: 'main', claimed_by: 'checkout' });
     // And a task never takes a live chat's branch.
-    const taskRes = await t.api(
-      'POST',
-      '/v1/tasks',
-      { project_id: project.id, title: 'x', branch_name: 'shared', paused: true },
-      { 'content-type': 'application/json' },
-    );
+    const taskRes = await postTask(t, {
+      project_id: project.id,
+      title: 'x',
+      branch_name: 'shared',
+      paused: true,
+    });
     expect(taskRes.statusCode).toBe(400);
+    expect(taskRes.json().error).toMatchObject({
+      code: 'validation_failed',
+      details: { field: 'branch_name' },
+    });
+    expect(taskRes.json().error.message).toContain('branch shared already exists');
   });
 
   it('disambiguates its default branch when task 1 already holds svc/1-{slug} (decision 162)', async () => {

@@ -2,33 +2,24 @@
 // whose agents are the fake CLIs, with --json and exit codes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningDaemon, runDaemon } from '../../../kernel/daemon/index.js';
-import { pathsFor } from '../../../kernel/daemon/paths.js';
+import { describe, expect, it } from 'vitest';
 import { agentConfig, agentWorkflow, FAKE_BINARIES } from '../../support/agents.js';
 import { waitFor } from '../../support/app.js';
 import { cli, cliCreateTask } from '../../support/cli.js';
+import { daemonEnv, startDaemon } from '../../support/daemon.js';
 import { gitRepo } from '../../support/git.js';
 import { withWorkflows } from '../../support/tasks.js';
-import { tempDir } from '../../support/tmp.js';
-
-let daemon: RunningDaemon | null = null;
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = null;
-});
 
 async function start(
   knobs: Record<string, string> = {},
   paths: Record<string, string> = FAKE_BINARIES,
 ) {
-  const root = tempDir();
-  const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
+  const env = daemonEnv();
   mkdirSync(env.SVC_CONFIG_DIR, { recursive: true, mode: 0o700 });
   writeFileSync(join(env.SVC_CONFIG_DIR, 'config.yaml'), agentConfig(knobs, '', paths), {
     mode: 0o600,
   });
-  daemon = await runDaemon(pathsFor(env.SVC_CONFIG_DIR, env.SVC_DATA_DIR));
+  await startDaemon(env);
   return env;
 }
 

@@ -3,15 +3,13 @@
 // `attach`, an interactive prompt loop fed line by line.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../../cli/index.js';
-import { type RunningDaemon, runDaemon } from '../../../kernel/daemon/index.js';
-import { pathsFor } from '../../../kernel/daemon/paths.js';
 import { agentConfig } from '../../support/agents.js';
 import { waitFor } from '../../support/app.js';
+import { daemonEnv, startDaemon } from '../../support/daemon.js';
 import { gitRepo } from '../../support/git.js';
 import { withWorkflows } from '../../support/tasks.js';
-import { tempDir } from '../../support/tmp.js';
 
 async function cli(env: NodeJS.ProcessEnv, argv: string[], lines?: string[]) {
   const out: string[] = [];
@@ -30,18 +28,11 @@ async function cli(env: NodeJS.ProcessEnv, argv: string[], lines?: string[]) {
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-let daemon: RunningDaemon | null = null;
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = null;
-});
-
 async function start(knobs: Record<string, string> = {}) {
-  const root = tempDir();
-  const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
+  const env = daemonEnv();
   mkdirSync(env.SVC_CONFIG_DIR, { recursive: true, mode: 0o700 });
   writeFileSync(join(env.SVC_CONFIG_DIR, 'config.yaml'), agentConfig(knobs), { mode: 0o600 });
-  daemon = await runDaemon(pathsFor(env.SVC_CONFIG_DIR, env.SVC_DATA_DIR));
+  await startDaemon(env);
   const repo = gitRepo();
   withWorkflows(repo, {
     fails:
@@ -55,8 +46,7 @@ async function start(knobs: Record<string, string> = {}) {
 
 describe('svc chat', () => {
   it('refuses chat new without its required flags, or with --task and a project flag', async () => {
-    const root = tempDir();
-    const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
+    const env = daemonEnv();
     const cases: [string[], string][] = [
       [['chat', 'new', '--title', 'x'], '--project (or --task) is required'],
       [['chat', 'new', '--project', '1'], '--title is required'],

@@ -1,24 +1,14 @@
 // Issue 4 point 10: `svc project …` and `svc task …` against a real daemon, with --json and exit codes.
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningDaemon, runDaemon } from '../../../kernel/daemon/index.js';
-import { pathsFor } from '../../../kernel/daemon/paths.js';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/app.js';
 import { cli, cliCreateTask } from '../../support/cli.js';
+import { daemonEnv, startDaemon } from '../../support/daemon.js';
 import { gitRepo } from '../../support/git.js';
 import { withWorkflows } from '../../support/tasks.js';
-import { tempDir } from '../../support/tmp.js';
-
-let daemon: RunningDaemon | null = null;
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = null;
-});
 
 async function start() {
-  const root = tempDir();
-  const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
-  daemon = await runDaemon(pathsFor(env.SVC_CONFIG_DIR, env.SVC_DATA_DIR));
+  const env = daemonEnv();
+  await startDaemon(env);
   return env;
 }
 
@@ -44,8 +34,7 @@ describe('svc project', () => {
 
 describe('svc task', () => {
   it('refuses a blank repair prompt before asking the daemon', async () => {
-    const root = tempDir();
-    const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
+    const env = daemonEnv();
     const blank = await cli(env, 'task', 'repair', '1', '--prompt', '  ');
     expect(blank.code).toBe(2);
     expect(blank.err).toBe('svc task repair: --prompt is required and must not be blank');
@@ -59,22 +48,8 @@ describe('svc task', () => {
         'name: build\nsteps:\n  - id: hello\n    type: command\n    run: echo hello-from-svc\n  - id: gate\n    type: manual\n    instructions: check it\n',
     });
     await cli(env, 'project', 'add', repo.path);
-    const created = await cli(
-      env,
-      'task',
-      'create',
-      '--project',
-      '1',
-      '--title',
-      'Say hello',
-      '--workflow',
-      'build',
-      '--field',
-      'kind=demo',
-      '--json',
-    );
-    expect(created.code).toBe(0);
-    const task = JSON.parse(created.out);
+    // Throws unless the CLI exits 0.
+    const task = await cliCreateTask(env, 'Say hello', 'build', '--field', 'kind=demo');
     expect(task).toMatchObject({ title: 'Say hello', fields: { kind: 'demo' } });
     await waitFor(
       async () =>
@@ -162,8 +137,7 @@ describe('svc task', () => {
 
 describe('svc task actions without a daemon', () => {
   it('judge their arguments first: a usage mistake is exit 2, only a good command meets exit 3', async () => {
-    const root = tempDir();
-    const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
+    const env = daemonEnv();
     const bad = await cli(env, 'task', 'follow-up', '7');
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('give exactly one of --prompt, --run or --workflow');
@@ -173,8 +147,7 @@ describe('svc task actions without a daemon', () => {
   });
 
   it('name the option and the value they refuse', async () => {
-    const root = tempDir();
-    const env = { SVC_CONFIG_DIR: join(root, 'config'), SVC_DATA_DIR: join(root, 'data') };
+    const env = daemonEnv();
     const create = ['task', 'create', '--project', '1', '--title', 't', '--workflow', 'w'];
     const cases: Array<[string[], string]> = [
       [[...create, '--priority', 'high'], '--priority takes an integer'],

@@ -16,7 +16,7 @@ import {
 import { MASKED } from '../../../kernel/mcp/index.js';
 import { buildTestApp, type TestApp, waitFor } from '../../support/app.js';
 import { gitRepo } from '../../support/git.js';
-import { call, connect, listen } from '../../support/mcp.js';
+import { call, connect, INITIALIZE_REQUEST, listen } from '../../support/mcp.js';
 import { addProject, createTask } from '../../support/tasks.js';
 
 const TOOLS = [
@@ -322,16 +322,6 @@ describe('read-only views', () => {
 });
 
 describe('the front door and sessions (issue 9 points 1 and 4)', () => {
-  const initialize = {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'raw', version: '0' },
-    },
-  };
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -342,14 +332,14 @@ describe('the front door and sessions (issue 9 points 1 and 4)', () => {
     const none = await fetch(`${url}/mcp`, {
       method: 'POST',
       headers,
-      body: JSON.stringify(initialize),
+      body: JSON.stringify(INITIALIZE_REQUEST),
     });
     expect(none.status).toBe(401);
     expect(await none.json()).toMatchObject({ error: { code: 'unauthorized' } });
     const wrong = await fetch(`${url}/mcp`, {
       method: 'POST',
       headers: { ...headers, authorization: 'Bearer not-the-token' },
-      body: JSON.stringify(initialize),
+      body: JSON.stringify(INITIALIZE_REQUEST),
     });
     expect(wrong.status).toBe(401);
     await expect(connect(`${url}/mcp`, 'not-the-token')).rejects.toThrow();
@@ -358,7 +348,7 @@ describe('the front door and sessions (issue 9 points 1 and 4)', () => {
       method: 'POST',
       url: '/mcp',
       headers: { ...headers, host: 'evil.example:80', authorization: `Bearer ${t.token}` },
-      payload: JSON.stringify(initialize),
+      payload: JSON.stringify(INITIALIZE_REQUEST),
     });
     expect(rebound.statusCode).toBe(403);
   });
@@ -400,7 +390,7 @@ describe('the front door and sessions (issue 9 points 1 and 4)', () => {
     const init = await fetch(`${url}/mcp`, {
       method: 'POST',
       headers: auth,
-      body: JSON.stringify(initialize),
+      body: JSON.stringify(INITIALIZE_REQUEST),
     });
     expect(init.status).toBe(200);
     expect(init.headers.get('content-type')).toContain('text/event-stream');

@@ -7,10 +7,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, test } from 'vitest';
 import { stepToken } from '../../../kernel/mcp/index.js';
 import { buildTestApp, type TestApp, waitFor } from '../../support/app.js';
-import { call, connect, listen } from '../../support/mcp.js';
+import { call, connect, INITIALIZE_REQUEST, listen } from '../../support/mcp.js';
 import { addProject, createTask, type StepJson, type TaskJson } from '../../support/tasks.js';
 
 const HOLD = `name: hold
@@ -65,6 +66,24 @@ async function setup(config = '') {
   return { t, base, project, hold };
 }
 
+/** Creates a held task b through `from` (a step's endpoint client), waits for b's step, and connects to b's own endpoint. */
+async function holdThrough(t: TestApp, from: Client, projectId: number) {
+  const b = await call(from, 'tasks_create', {
+    project_id: projectId,
+    title: 'b',
+    workflow: 'hold',
+  });
+  expect(b.isError).toBe(false);
+  const heldB = await held(t, b.body as unknown as TaskJson);
+  const fromB = await connect(heldB.endpoint.url, heldB.endpoint.bearer_token);
+  return { heldB, fromB };
+}
+
+/** Asks `client` for a paused task in the project; the caller asserts whether it was refused. */
+function createPaused(client: Client, projectId: number, title: string) {
+  return call(client, 'tasks_create', { project_id: projectId, title, paused: true });
+}
+
 describe('the per-step endpoint', () => {
   test('identifies the calling task: a task it creates records its creator', async () => {
     const { t, base, project, hold } = await setup();
@@ -99,16 +118,6 @@ describe('the per-step endpoint', () => {
     const { t, base, hold } = await setup();
     const a = await hold();
     const b = await hold();
-    const init = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '0' },
-      },
-    };
     const post = (url: string, token: string, host?: string) =>
       t.kernel.app.inject({
         method: 'POST',
@@ -119,7 +128,7 @@ describe('the per-step endpoint', () => {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
         },
-        payload: JSON.stringify(init),
+        payload: JSON.stringify(INITIALIZE_REQUEST),
       });
     // The daemon token does not open a step path; a step token opens nothing else.
     expect((await post(a.endpoint.url, t.token)).statusCode).toBe(401);
@@ -257,14 +266,7 @@ steps:
     const { t, project, hold } = await setup('mcp:\n  max_depth: 1\n');
     const a = await hold();
     const fromA = await connect(a.endpoint.url, a.endpoint.bearer_token);
-    const b = await call(fromA.client, 'tasks_create', {
-      project_id: project.id,
-      title: 'b',
-      workflow: 'hold',
-    });
-    expect(b.isError).toBe(false);
-    const heldB = await held(t, b.body as unknown as TaskJson);
-    const fromB = await connect(heldB.endpoint.url, heldB.endpoint.bearer_token);
+    const { heldB, fromB } = await holdThrough(t, fromA.client, project.id);
     const c = await call(fromB.client, 'tasks_create', { project_id: project.id, title: 'c' });
     expect(c).toMatchObject({
       isError: true,
@@ -273,15 +275,7 @@ steps:
     expect((c.body as { error: { message: string } }).error.message).toContain('mcp.max_depth');
     // A client on /mcp is not a step: its tasks start no chain and meet no MCP bound.
     const human = await connect(`${new URL(a.endpoint.url).origin}/mcp`, t.token);
-    expect(
-      (
-        await call(human.client, 'tasks_create', {
-          project_id: project.id,
-          title: 'h',
-          paused: true,
-        })
-      ).isError,
-    ).toBe(false);
+    expect((await createPaused(human.client, project.id, 'h')).isError).toBe(false);
     await heldB.release();
     await a.release();
   });
@@ -290,29 +284,10 @@ steps:
     const { project, hold, t } = await setup('mcp:\n  max_tasks: 2\n');
     const a = await hold();
     const fromA = await connect(a.endpoint.url, a.endpoint.bearer_token);
-    const b = await call(fromA.client, 'tasks_create', {
-      project_id: project.id,
-      title: 'b',
-      workflow: 'hold',
-    });
-    expect(b.isError).toBe(false);
     // b's own creation counts against a's chain: b makes the second, a cannot make a third.
-    const heldB = await held(t, b.body as unknown as TaskJson);
-    const fromB = await connect(heldB.endpoint.url, heldB.endpoint.bearer_token);
-    expect(
-      (
-        await call(fromB.client, 'tasks_create', {
-          project_id: project.id,
-          title: 'c',
-          paused: true,
-        })
-      ).isError,
-    ).toBe(false);
-    const d = await call(fromA.client, 'tasks_create', {
-      project_id: project.id,
-      title: 'd',
-      paused: true,
-    });
+    const { heldB, fromB } = await holdThrough(t, fromA.client, project.id);
+    expect((await createPaused(fromB.client, project.id, 'c')).isError).toBe(false);
+    const d = await createPaused(fromA.client, project.id, 'd');
     expect(d).toMatchObject({
       isError: true,
       body: { error: { code: 'validation_failed', details: { field: 'mcp.max_tasks', limit: 2 } } },
@@ -322,15 +297,7 @@ steps:
     // Another chain has its own budget.
     const other = await hold();
     const fromOther = await connect(other.endpoint.url, other.endpoint.bearer_token);
-    expect(
-      (
-        await call(fromOther.client, 'tasks_create', {
-          project_id: project.id,
-          title: 'e',
-          paused: true,
-        })
-      ).isError,
-    ).toBe(false);
+    expect((await createPaused(fromOther.client, project.id, 'e')).isError).toBe(false);
     await Promise.all([heldB.release(), a.release(), other.release()]);
   });
 });
