@@ -6,6 +6,7 @@ export {
   type BranchFacts,
   branchExists,
   branchFacts,
+  branchTip,
   checkRepository,
   commitsPastBase,
   detectDefaultBranch,

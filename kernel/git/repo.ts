@@ -66,6 +66,26 @@ export function looseBranchExists(repo: string, branch: string): boolean {
   }
 }
 
+/**
+ * The commit `refs/heads/<branch>` names: read from its loose ref file when that is a plain
+ * object id, else asked of git (packed refs, reftable, a symbolic ref). Null when absent. On an
+ * admission's path, where one git process is milliseconds of the latency budget (decision 159).
+ */
+export async function branchTip(repo: string, branch: string): Promise<string | null> {
+  if (PLAIN_BRANCH.test(branch)) {
+    try {
+      const gitDir = join(repo, '.git');
+      if (lstatSync(gitDir).isDirectory()) {
+        const id = OBJECT_ID.exec(readFileSync(join(gitDir, 'refs', 'heads', branch), 'utf8'));
+        if (id) return `${id[1]}${id[2]}`;
+      }
+    } catch {
+      // No loose ref: git answers below.
+    }
+  }
+  return headCommit(repo, `refs/heads/${branch}`);
+}
+
 export async function branchExists(repo: string, branch: string): Promise<boolean> {
   if (looseBranchExists(repo, branch)) return true;
   const r = await gitRaw(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`]);
