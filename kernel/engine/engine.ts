@@ -22,6 +22,7 @@ import { InputBroker } from './input.js';
 import { loopView } from './loop-view.js';
 import { jsonOr, SETTLED_STATES, type WorkflowSnapshot } from './model.js';
 import type { AgentPort, ForgePort, WorkflowPort } from './ports.js';
+import { Precutter } from './precut.js';
 import { type RecoveryReport, recover } from './recovery.js';
 import { Runner } from './runner.js';
 import { type CreateTask, LIST_PAGE_DEFAULT } from './schema.js';
@@ -75,6 +76,7 @@ export class Engine {
   readonly creator: TaskCreator;
   readonly actions: TaskActions;
   readonly input: InputBroker;
+  readonly precut: Precutter;
   /** StepContext.services: capabilities other rooms add for their step types (agents, MCP). */
   readonly stepServices: Record<string, unknown> = {};
   /** Hooks other rooms fill (chats: the open chat linking a task). */
@@ -93,6 +95,13 @@ export class Engine {
     this.runs = new StepRunsTable(d.store.db);
     this.states = new TaskStates(d.store, this.tasks, d.projects.table, d.events, d.clock);
     this.input = new InputBroker(this.states, d.clock);
+    this.precut = new Precutter({
+      tasks: this.tasks,
+      projects: d.projects.table,
+      config: () => d.config.current(),
+      worktreesDir: d.paths.worktreesDir,
+      logger: d.logger,
+    });
     this.runner = new Runner(
       {
         input: this.input,
@@ -109,6 +118,7 @@ export class Engine {
         registry: d.registry,
         logger: d.logger,
         worktreesDir: d.paths.worktreesDir,
+        precut: this.precut,
         treeCost: (rootId) => this.treeCost(rootId),
         workflows: d.workflows,
         settledLanes: (taskId, index) =>
@@ -156,6 +166,7 @@ export class Engine {
       if (loop) view.loop = loop;
     });
     this.states.onTransition((task, _from, event) => {
+      this.precut.onTransition(task, task.state);
       d.scheduler.poke();
       d.notifier.onStateChanged(event, task.parent_task_id === null);
       if (task.parent_task_id !== null) this.laneChanged(task);
@@ -221,6 +232,7 @@ export class Engine {
       park: (task) => {
         this.states.move(task.id, 'queued', 'paused', { pause_requested: 0 });
       },
+      waiting: (tasks) => this.precut.consider(tasks),
     });
     this.started = true;
     return report;
@@ -230,6 +242,7 @@ export class Engine {
   async stop(): Promise<void> {
     this.d.scheduler.stop();
     if (this.started) await this.runner.shutdown();
+    await this.precut.stop();
   }
 
   /** Asks the scheduler to look at the queue now (a task created outside `create`). */

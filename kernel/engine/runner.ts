@@ -36,6 +36,7 @@ import {
   type WorkflowSnapshot,
 } from './model.js';
 import type { WorkflowPort } from './ports.js';
+import type { Precutter } from './precut.js';
 import { evaluateGuard } from './render.js';
 import type { TaskStates } from './state.js';
 import { prepareWorktree } from './worktree.js';
@@ -47,6 +48,8 @@ export interface RunnerDeps extends AttemptDeps {
   registry: Registry;
   logger: Logger;
   worktreesDir: string;
+  /** Worktrees cut while their tasks waited for a slot (decision 159). */
+  precut: Precutter;
   /** Tree spend (task plus every lane, at any depth), for max_tree_cost_usd. */
   treeCost(rootId: number): number | null;
   /** How many lanes spawned by the step at `index` have settled. */
@@ -200,20 +203,30 @@ export class Runner {
       }
     }
     if (!task.worktree_path || !existsSync(task.worktree_path)) {
-      const verdict = await prepareWorktree(task, project.path, snapshot, deps.worktreesDir, {
-        fetchBase: deps.config().fetch_base_branch,
-        isLane: task.parent_task_id !== null,
+      const admitted = task;
+      // On the task's worktree chain (precut.ts): after a cut in flight, before a removal a cancel
+      // asks for; the row names the worktree inside it, so that removal finds it claimed.
+      const verdict = await deps.precut.admit(taskId, task.project_id, async (pre) => {
+        const v = await prepareWorktree(admitted, project.path, snapshot, deps.worktreesDir, {
+          fetchBase: deps.config().fetch_base_branch,
+          isLane: admitted.parent_task_id !== null,
+          precut: pre,
+          markCut: (cut) =>
+            deps.tasks.cas(taskId, 'running', { worktree_cut: JSON.stringify(cut) }),
+        });
+        if (v.ok) {
+          deps.states.patch(taskId, 'running', {
+            worktree_path: v.worktree,
+            worktree_cut: null,
+            started_at: admitted.started_at ?? this.now(),
+          });
+        }
+        return v;
       });
       if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
       if (!verdict.ok) {
         this.block(task, verdict.reason, verdict.detail);
         return;
-      }
-      if (task.worktree_path !== verdict.worktree || !task.started_at) {
-        deps.states.patch(taskId, 'running', {
-          worktree_path: verdict.worktree,
-          started_at: task.started_at ?? this.now(),
-        });
       }
     }
     for (;;) {

@@ -3,23 +3,39 @@
  * "queued | admission check"): the project path, the platform, the branch (`branch_exists`), the
  * base (`base_branch_missing`), then the worktree itself under {data_dir}/worktrees/{task_id}.
  * A task on a pull request checks out the pull request's head instead (pull.ts).
- * A task re-admitted after a crash reuses the worktree it already has.
+ * A task re-admitted after a crash reuses the worktree it already has. A worktree cut ahead while
+ * the task waited for a slot is adopted (decision 159); one a never-started task left behind in a
+ * crash is cut again, since a kill mid-`worktree add` can leave a checkout half written.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   addWorktree,
   addWorktreeForBranch,
   branchFacts,
+  branchTip,
+  commitsPastBase,
   freshStartPoint,
   GitError,
+  git,
   gitRaw,
   pruneWorktrees,
+  removeWorktree,
   restoreWorktree,
 } from '../git/index.js';
 import type { TaskRow } from '../store/index.js';
 import type { WorkflowSnapshot } from './model.js';
 import { preparePullBranch } from './pull.js';
+
+/** A worktree cut while its task waited for a slot (precut.ts, decision 159). */
+export interface Precut {
+  repo: string;
+  path: string;
+  branch: string;
+  base: string;
+  /** The commit the branch was cut at. */
+  start: string;
+}
 
 export type AdmissionVerdict =
   | { ok: true; worktree: string }
@@ -40,12 +56,89 @@ async function isOurWorktree(path: string, branch: string): Promise<boolean> {
   return r.code === 0 && r.stdout.trim() === branch;
 }
 
+/** What `tasks.worktree_cut` records: the branch svc is cutting for a task, and where. */
+export interface WorktreeCut {
+  branch: string;
+  start: string;
+}
+
+export function cutOf(task: Pick<TaskRow, 'worktree_cut'>): WorktreeCut | null {
+  if (!task.worktree_cut) return null;
+  try {
+    const v = JSON.parse(task.worktree_cut) as Partial<WorktreeCut>;
+    return typeof v.branch === 'string' && typeof v.start === 'string'
+      ? { branch: v.branch, start: v.start }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Removes the worktree of a task that never started, and its branch while that holds no work.
+ * With `cut` (svc recorded that it cut this branch for this path) the path is svc's whatever state
+ * a kill left it in, and the branch goes while it still points at the cut's start. Without one,
+ * only a worktree on `branch` counts as svc's, and the branch goes while the base contains it.
+ * Returns whether anything was svc's to remove.
+ */
+export async function discardUnstarted(
+  repo: string,
+  path: string,
+  branch: string,
+  base: string,
+  cut: WorktreeCut | null,
+): Promise<boolean> {
+  const present = existsSync(path);
+  if (cut) {
+    if (present) {
+      await removeWorktree(repo, path, true).catch(() => {});
+      // A kill mid-add can leave files git no longer knows as a worktree.
+      rmSync(path, { recursive: true, force: true });
+    }
+    await pruneWorktrees(repo);
+  } else if (!present || !(await isOurWorktree(path, branch))) return false;
+  else await removeWorktree(repo, path, true);
+  const name = cut?.branch ?? branch;
+  const tip = await branchTip(repo, name);
+  if (!tip) return true;
+  const empty = cut ? tip === cut.start : (await commitsPastBase(repo, base, tip)) === 0;
+  // update-ref with the old value deletes only if nobody moved the branch since it was read.
+  if (empty) await gitRaw(repo, ['update-ref', '-d', `refs/heads/${name}`, tip]);
+  return true;
+}
+
+/**
+ * Takes a pre-cut worktree for its task, moved to the base's current tip when the base moved while
+ * the task waited (the branch holds nothing else yet). False, with the cut undone, when it no
+ * longer fits: the task's branch or base changed, or the directory or the base is gone.
+ */
+async function adoptPrecut(task: TaskRow, path: string, pre: Precut): Promise<boolean> {
+  const fits =
+    pre.path === path &&
+    pre.branch === task.branch_name &&
+    pre.base === task.base_branch &&
+    existsSync(path);
+  const tip = fits ? await branchTip(pre.repo, pre.base) : null;
+  if (!tip) {
+    await discardUnstarted(pre.repo, pre.path, pre.branch, pre.base, pre);
+    return false;
+  }
+  if (tip !== pre.start) await git(path, ['reset', '--hard', '--quiet', tip]);
+  return true;
+}
+
 export async function prepareWorktree(
   task: TaskRow,
   projectPath: string,
   snapshot: WorkflowSnapshot,
   worktreesDir: string,
-  opts: { fetchBase: boolean; isLane: boolean },
+  opts: {
+    fetchBase: boolean;
+    isLane: boolean;
+    precut?: Precut | null;
+    /** Records the cut on the row before git runs; false when the task left its state. */
+    markCut?: (cut: WorktreeCut) => boolean;
+  },
 ): Promise<AdmissionVerdict> {
   if (!platformAdmits(snapshot.platforms)) {
     return {
@@ -82,8 +175,8 @@ export async function prepareWorktree(
     };
   }
   try {
-    if (await isOurWorktree(path, branch)) return { ok: true, worktree: path };
     if (task.forge_pull) {
+      if (await isOurWorktree(path, branch)) return { ok: true, worktree: path };
       // Rule 9: the pull request's own branch, fetched now (never at creation), with its upstream.
       await pruneWorktrees(projectPath);
       const pull = await preparePullBranch(task, projectPath, path);
@@ -91,6 +184,11 @@ export async function prepareWorktree(
       await addWorktreeForBranch(projectPath, path, branch);
       return { ok: true, worktree: path };
     }
+    if (opts.precut && (await adoptPrecut(task, path, opts.precut)))
+      return { ok: true, worktree: path };
+    const left = cutOf(task);
+    if (!opts.precut && (left || existsSync(path)))
+      await discardUnstarted(projectPath, path, branch, task.base_branch, left);
     // One git process answers both branch checks and the base's upstream (issue 11).
     const facts = await branchFacts(projectPath, [branch, task.base_branch]);
     if (facts.get(branch)?.exists) {
@@ -115,10 +213,21 @@ export async function prepareWorktree(
         detail: `${path} exists and is not empty`,
       };
     }
-    const start =
+    const from =
       opts.fetchBase && !opts.isLane
         ? await freshStartPoint(projectPath, task.base_branch, undefined, base.upstream)
         : task.base_branch;
+    // The commit itself, so the mark below names exactly what the branch is cut at.
+    const start = from === task.base_branch ? await branchTip(projectPath, from) : from;
+    if (!start) {
+      return {
+        ok: false,
+        reason: 'base_branch_missing',
+        detail: `base branch ${task.base_branch} does not exist`,
+      };
+    }
+    if (opts.markCut && !opts.markCut({ branch, start }))
+      return { ok: false, reason: 'git_error', detail: 'the task left running during admission' };
     // replaceStale: a registration left by a worktree deleted by hand no longer needs a prune.
     await addWorktree(projectPath, path, branch, start, { replaceStale: true });
     return { ok: true, worktree: path };

@@ -5,6 +5,8 @@
  * the project cap (counting this pass's admissions) skip it; otherwise a compare-and-swap admits
  * it and the engine's runner takes over. Only running and awaiting_input hold a slot. A pass runs
  * on every state change, config change and clock expiry, so a freed slot is refilled at once.
+ * Each pass ends by naming the tasks that wait only for a slot, whose worktrees the engine cuts
+ * ahead (decision 159).
  * Uses: store, config, clock. Used by: engine. Decision 010.
  */
 import type { Logger } from 'pino';
@@ -19,6 +21,8 @@ export interface SchedulerHooks {
   park(task: QueuedTask): void;
   /** Re-queues parents whose lanes all settled (fan_out join); runs first in each pass. */
   beforePass?(): void;
+  /** Ends each pass with the tasks that wait only for a slot, in admission order (decision 159). */
+  waiting?(tasks: QueuedTask[]): void;
 }
 
 export class Scheduler {
@@ -78,6 +82,7 @@ export class Scheduler {
       const now = this.clock.now();
       let nextClock = Number.POSITIVE_INFINITY;
       const caps = new Map<number, number | null>();
+      const waiting: QueuedTask[] = [];
       for (const task of this.tasks.admissionQueue()) {
         if (task.pause_requested) {
           hooks.park(task);
@@ -90,12 +95,18 @@ export class Scheduler {
             continue;
           }
         }
-        if (used >= config.max_parallel_tasks) continue;
+        if (used >= config.max_parallel_tasks) {
+          waiting.push(task);
+          continue;
+        }
         if (!caps.has(task.project_id))
           caps.set(task.project_id, this.projects.get(task.project_id)?.max_parallel_tasks ?? null);
         const cap = caps.get(task.project_id);
         const inProject = perProject.get(task.project_id) ?? 0;
-        if (cap !== null && cap !== undefined && inProject >= cap) continue;
+        if (cap !== null && cap !== undefined && inProject >= cap) {
+          waiting.push(task);
+          continue;
+        }
         if (hooks.admit(task)) {
           used++;
           perProject.set(task.project_id, inProject + 1);
@@ -104,6 +115,7 @@ export class Scheduler {
         }
       }
       this.arm(nextClock);
+      hooks.waiting?.(waiting);
     } catch (err) {
       this.logger.error({ err }, 'scheduler pass failed');
     }

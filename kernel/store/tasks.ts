@@ -23,6 +23,8 @@ export interface TaskRow {
   branch_name: string | null;
   base_branch: string;
   worktree_path: string | null;
+  /** JSON `{branch, start}` while svc cuts a worktree for a task not yet started (decision 159). */
+  worktree_cut: string | null;
   priority: number;
   agent_override: string | null;
   model_override: string | null;
@@ -97,6 +99,7 @@ export function newTask(
     fields_defaulted: '[]',
     branch_name: null,
     worktree_path: null,
+    worktree_cut: null,
     priority: 0,
     agent_override: null,
     model_override: null,

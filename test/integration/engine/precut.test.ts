@@ -1,0 +1,285 @@
+// Decision 159: a task that waits only for a slot has its worktree cut ahead, so a freed slot
+// only spawns. The cut stays invisible until admission adopts it, follows the base if it moved,
+// and is given back when the task leaves the queue another way — also after a restart, when
+// nothing remembers the cut.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp, waitFor } from '../../support/app.js';
+import { bareRemote, type Repo } from '../../support/git.js';
+import {
+  act,
+  addProject,
+  commandWorkflow,
+  createTask,
+  getTask,
+  type TaskJson,
+  waitState,
+} from '../../support/tasks.js';
+import { tempDir } from '../../support/tmp.js';
+
+interface Setup {
+  t: TestApp;
+  repo: Repo;
+  projectId: number;
+  marks: string;
+  /** A task holding the only slot until `release()`. */
+  holder: TaskJson;
+  release(): void;
+}
+
+/**
+ * One slot, held by a task that waits for a file. Tasks created after it wait for the slot; the
+ * `head` workflow records the commit its step ran on.
+ */
+async function oneSlot(config = '', root?: string): Promise<Setup> {
+  const marks = tempDir('svc-precut-marks-');
+  const t = await buildTestApp({
+    config: `max_parallel_tasks: 1\nupdate:\n  check: false\n${config}`,
+    // A restart test closes the first daemon itself.
+    ...(root ? { root, keepOpen: true } : {}),
+  });
+  const { repo, project } = await addProject(t, {
+    hold: commandWorkflow('hold', `while [ ! -f ${marks}/go ]; do sleep 0.02; done`),
+    head: commandWorkflow('head', `git rev-parse HEAD > ${marks}/head-$SVC_TASK_ID`),
+  });
+  const holder = await createTask(t, { project_id: project.id, title: 'hold', workflow: 'hold' });
+  await waitState(t, holder.id, 'running');
+  return {
+    t,
+    repo,
+    projectId: project.id,
+    marks,
+    holder,
+    release: () => writeFileSync(join(marks, 'go'), ''),
+  };
+}
+
+const worktreeOf = (t: TestApp, id: number) => join(t.paths.worktreesDir, String(id));
+
+function registered(repo: Repo, path: string): boolean {
+  return repo
+    .git('worktree', 'list', '--porcelain')
+    .split('\n')
+    .some((l) => l === `worktree ${path}`);
+}
+
+function branches(repo: Repo): string[] {
+  return repo.git('branch', '--format=%(refname:short)').split('\n').filter(Boolean);
+}
+
+async function waitCut(s: Setup, id: number): Promise<void> {
+  await waitFor(() => s.t.kernel.services.engine.precut.ready().includes(id));
+}
+
+describe('pre-cut worktrees', () => {
+  it('cuts the worktree of a task waiting for a slot, shows nothing until admission, then runs in it', async () => {
+    const s = await oneSlot();
+    const next = await createTask(s.t, {
+      project_id: s.projectId,
+      title: 'next',
+      workflow: 'head',
+    });
+    await waitCut(s, next.id);
+    const path = worktreeOf(s.t, next.id);
+    expect(registered(s.repo, path)).toBe(true);
+    expect(branches(s.repo)).toContain(next.branch_name);
+    const waiting = await getTask(s.t, next.id);
+    expect(waiting.state).toBe('queued');
+    expect(waiting.worktree_path).toBeNull();
+    const main = s.repo.git('rev-parse', 'main');
+    s.release();
+    const done = await waitState(s.t, next.id, 'done');
+    expect(done.worktree_path).toBe(path);
+    expect(readFileSync(join(s.marks, `head-${next.id}`), 'utf8').trim()).toBe(main);
+  });
+
+  it('cuts only as far ahead as the next admissions, in admission order', async () => {
+    const s = await oneSlot();
+    const ids: number[] = [];
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        (await createTask(s.t, { project_id: s.projectId, title: `n${i}`, workflow: 'head' })).id,
+      );
+    await waitCut(s, ids[1] as number);
+    await waitCut(s, ids[0] as number);
+    expect(s.t.kernel.services.engine.precut.ready().sort()).toEqual(ids.slice(0, 2));
+    expect(existsSync(worktreeOf(s.t, ids[2] as number))).toBe(false);
+    s.release();
+    for (const id of ids) await waitState(s.t, id, 'done');
+  });
+
+  it('moves a pre-cut worktree to the base’s tip when the base moved while the task waited', async () => {
+    const s = await oneSlot();
+    const next = await createTask(s.t, {
+      project_id: s.projectId,
+      title: 'next',
+      workflow: 'head',
+    });
+    await waitCut(s, next.id);
+    const cutAt = s.repo.git('rev-parse', 'main');
+    const moved = s.repo.commit('moved on', { 'later.txt': 'later\n' });
+    expect(moved).not.toBe(cutAt);
+    s.release();
+    await waitState(s.t, next.id, 'done');
+    expect(readFileSync(join(s.marks, `head-${next.id}`), 'utf8').trim()).toBe(moved);
+    expect(existsSync(join(worktreeOf(s.t, next.id), 'later.txt'))).toBe(true);
+  });
+
+  it('gives the cut back when a waiting task is canceled or paused, and cuts again on resume', async () => {
+    const s = await oneSlot();
+    const gone = await createTask(s.t, {
+      project_id: s.projectId,
+      title: 'gone',
+      workflow: 'head',
+    });
+    const parked = await createTask(s.t, {
+      project_id: s.projectId,
+      title: 'parked',
+      workflow: 'head',
+    });
+    await waitCut(s, gone.id);
+    await waitCut(s, parked.id);
+    expect((await act(s.t, gone.id, 'cancel')).statusCode).toBe(200);
+    expect((await act(s.t, parked.id, 'pause')).statusCode).toBe(200);
+    for (const task of [gone, parked]) {
+      await waitFor(() => !existsSync(worktreeOf(s.t, task.id)));
+      await waitFor(() => !branches(s.repo).includes(task.branch_name as string));
+      expect(registered(s.repo, worktreeOf(s.t, task.id))).toBe(false);
+    }
+    expect((await getTask(s.t, parked.id)).state).toBe('paused');
+    expect((await act(s.t, parked.id, 'resume')).statusCode).toBe(200);
+    await waitCut(s, parked.id);
+    s.release();
+    const done = await waitState(s.t, parked.id, 'done');
+    expect(done.worktree_path).toBe(worktreeOf(s.t, parked.id));
+  });
+
+  it('keeps a commit made in a pre-cut worktree when its task is canceled', async () => {
+    const s = await oneSlot();
+    const next = await createTask(s.t, {
+      project_id: s.projectId,
+      title: 'next',
+      workflow: 'head',
+    });
+    await waitCut(s, next.id);
+    const path = worktreeOf(s.t, next.id);
+    writeFileSync(join(path, 'work.txt'), 'someone worked here\n');
+    s.repo.git('-C', path, 'add', 'work.txt');
+    s.repo.git('-C', path, 'commit', '-q', '-m', 'work');
+    const work = s.repo.git('-C', path, 'rev-parse', 'HEAD');
+    expect((await act(s.t, next.id, 'cancel')).statusCode).toBe(200);
+    await waitFor(() => !existsSync(path));
+    expect(s.repo.git('rev-parse', next.branch_name as string)).toBe(work);
+  });
+
+  it('leaves a base with an upstream to admission’s fetch, and cuts it when fetching is off', async () => {
+    const fetching = await oneSlot();
+    bareRemote(fetching.repo);
+    const next = await createTask(fetching.t, {
+      project_id: fetching.projectId,
+      title: 'next',
+      workflow: 'head',
+    });
+    const other = await createTask(fetching.t, {
+      project_id: fetching.projectId,
+      title: 'other',
+      workflow: 'head',
+    });
+    // A later pass has looked at both waiting tasks by the time the second exists.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(fetching.t.kernel.services.engine.precut.ready()).toEqual([]);
+    expect(existsSync(worktreeOf(fetching.t, next.id))).toBe(false);
+    fetching.release();
+    await waitState(fetching.t, other.id, 'done');
+
+    const local = await oneSlot('fetch_base_branch: false\n');
+    bareRemote(local.repo);
+    const cut = await createTask(local.t, {
+      project_id: local.projectId,
+      title: 'cut',
+      workflow: 'head',
+    });
+    await waitCut(local, cut.id);
+    local.release();
+    await waitState(local.t, cut.id, 'done');
+  });
+
+  it('cuts again, after a restart, a worktree no record vouches for', async () => {
+    const root = tempDir('svc-precut-root-');
+    const first = await oneSlot('', root);
+    const next = await createTask(first.t, {
+      project_id: first.projectId,
+      title: 'next',
+      workflow: 'head',
+    });
+    await waitCut(first, next.id);
+    await first.t.close();
+    const path = worktreeOf(first.t, next.id);
+    // As a kill in the middle of `git worktree add` would leave it: registered, files missing.
+    rmSync(join(path, 'README.md'));
+    const moved = first.repo.commit('moved on', { 'later.txt': 'later\n' });
+
+    const t = await buildTestApp({ root });
+    await waitState(t, first.holder.id, 'running');
+    first.release();
+    const done = await waitState(t, next.id, 'done');
+    expect(done.worktree_path).toBe(path);
+    expect(readFileSync(join(first.marks, `head-${next.id}`), 'utf8').trim()).toBe(moved);
+    expect(existsSync(join(path, 'README.md'))).toBe(true);
+  });
+
+  it('after a kill between making the branch and the worktree, the task still runs', async () => {
+    const root = tempDir('svc-precut-root-');
+    const first = await oneSlot('', root);
+    const next = await createTask(first.t, {
+      project_id: first.projectId,
+      title: 'next',
+      workflow: 'head',
+    });
+    await waitCut(first, next.id);
+    await first.t.close();
+    const path = worktreeOf(first.t, next.id);
+    // `git worktree add -b` makes the branch first; a kill before the checkout leaves the branch
+    // and a registration whose directory is missing or unreadable.
+    rmSync(path, { recursive: true, force: true });
+    expect(branches(first.repo)).toContain(next.branch_name);
+
+    const t = await buildTestApp({ root });
+    await waitState(t, first.holder.id, 'running');
+    first.release();
+    const done = await waitState(t, next.id, 'done');
+    expect(done.block_reason).toBeNull();
+    expect(done.worktree_path).toBe(path);
+    // A branch that is the user's, not the cut's, is still refused.
+    first.repo.git('branch', 'svc/users-own');
+    const own = await createTask(t, {
+      project_id: first.projectId,
+      title: 'own',
+      workflow: 'head',
+      branch_name: 'svc/users-own',
+    }).catch((err: Error) => err);
+    expect(String(own)).toMatch(/already exists/);
+  });
+
+  it('gives back, after a restart, the cut of a task canceled before admission', async () => {
+    const root = tempDir('svc-precut-root-');
+    const first = await oneSlot('', root);
+    const next = await createTask(first.t, {
+      project_id: first.projectId,
+      title: 'next',
+      workflow: 'head',
+    });
+    await waitCut(first, next.id);
+    await first.t.close();
+    const path = worktreeOf(first.t, next.id);
+    expect(existsSync(path)).toBe(true);
+
+    const t = await buildTestApp({ root });
+    await waitState(t, first.holder.id, 'running');
+    expect((await act(t, next.id, 'cancel')).statusCode).toBe(200);
+    await waitFor(() => !existsSync(path));
+    await waitFor(() => !branches(first.repo).includes(next.branch_name as string));
+    expect(registered(first.repo, path)).toBe(false);
+  });
+});
