@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
-import { addWorktree, branchFacts, branchTip } from '../git/index.js';
+import { addWorktree, branchTip, knownUpstreamOf } from '../git/index.js';
 import type { ProjectsTable, QueuedTask, TaskRow, TasksTable } from '../store/index.js';
 import type { TaskState } from '../task-states.js';
 import { snapshotOf } from './model.js';
@@ -171,14 +171,16 @@ export class Precutter {
     // Occupied by something not ours: admission judges it.
     if (existsSync(path)) return;
     const base = task.base_branch;
-    const facts = await branchFacts(project.path, [branch, base]);
-    if (facts.get(branch)?.exists || !facts.get(base)?.exists) return;
+    // Read from the ref files where they answer (no git process): cuts must keep ahead of slots.
+    if ((await branchTip(project.path, branch)) !== null) return;
+    const start = await branchTip(project.path, base);
+    if (!start) return;
     // A base with an upstream is refreshed over the network at admission (decision 012); a cut
     // made earlier could start from a tip admission would not choose.
     const isLane = task.parent_task_id !== null;
-    if (this.d.config().fetch_base_branch && !isLane && facts.get(base)?.upstream) return;
-    const start = await branchTip(project.path, base);
-    if (!start || this.stopped || !this.stillWaiting(this.d.tasks.get(taskId))) return;
+    if (this.d.config().fetch_base_branch && !isLane && (await knownUpstreamOf(project.path, base)))
+      return;
+    if (this.stopped || !this.stillWaiting(this.d.tasks.get(taskId))) return;
     // The mark first: a daemon killed mid-add then knows the branch and the path are its own.
     const cut = JSON.stringify({ branch, start });
     if (!this.d.tasks.cas(taskId, 'queued', { worktree_cut: cut })) return;

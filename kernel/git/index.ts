@@ -25,6 +25,7 @@ export {
   deleteRemoteBranch,
   freshStartPoint,
   isDirty,
+  knownUpstreamOf,
   operationInProgress,
   pruneWorktrees,
   type RemoteDeleteResult,

@@ -67,23 +67,52 @@ export function looseBranchExists(repo: string, branch: string): boolean {
 }
 
 /**
- * The commit `refs/heads/<branch>` names: read from its loose ref file when that is a plain
- * object id, else asked of git (packed refs, reftable, a symbolic ref). Null when absent. On an
- * admission's path, where one git process is milliseconds of the latency budget (decision 159).
+ * The commit a local branch names, read from the ref files when they answer plainly: its loose
+ * ref, else its line in packed-refs, else no such branch (null). Undefined when only git can
+ * tell: a symbolic ref, reftable, a gitfile, an unusual name. git writes both files by renaming a
+ * finished lock file and packs a ref before deleting its loose file, so a read never sees half.
+ */
+function tipFromFiles(repo: string, branch: string): string | null | undefined {
+  if (!PLAIN_BRANCH.test(branch)) return undefined;
+  const gitDir = join(repo, '.git');
+  const read = (file: string): string | null | undefined => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' ? null : undefined;
+    }
+  };
+  try {
+    if (!lstatSync(gitDir).isDirectory() || existsSync(join(gitDir, 'reftable'))) return undefined;
+  } catch {
+    return undefined;
+  }
+  const loose = read(join(gitDir, 'refs', 'heads', branch));
+  if (loose === undefined) return undefined;
+  if (loose !== null) {
+    const id = OBJECT_ID.exec(loose);
+    return id ? `${id[1]}${id[2]}` : undefined;
+  }
+  const packed = read(join(gitDir, 'packed-refs'));
+  if (packed === undefined) return undefined;
+  const tail = ` refs/heads/${branch}`;
+  for (const line of (packed ?? '').split('\n')) {
+    if (!line.endsWith(tail)) continue;
+    const id = OBJECT_ID.exec(line.slice(0, -tail.length));
+    return id ? `${id[1]}${id[2]}` : undefined;
+  }
+  return null;
+}
+
+/**
+ * The commit `refs/heads/<branch>` names, null when there is no such branch: read from the ref
+ * files without a git process when they answer plainly, else asked of git. On an admission's
+ * path, where one git process is milliseconds of the latency budget (decision 159).
  */
 export async function branchTip(repo: string, branch: string): Promise<string | null> {
-  if (PLAIN_BRANCH.test(branch)) {
-    try {
-      const gitDir = join(repo, '.git');
-      if (lstatSync(gitDir).isDirectory()) {
-        const id = OBJECT_ID.exec(readFileSync(join(gitDir, 'refs', 'heads', branch), 'utf8'));
-        if (id) return `${id[1]}${id[2]}`;
-      }
-    } catch {
-      // No loose ref: git answers below.
-    }
-  }
-  return headCommit(repo, `refs/heads/${branch}`);
+  const known = tipFromFiles(repo, branch);
+  return known !== undefined ? known : headCommit(repo, `refs/heads/${branch}`);
 }
 
 export async function branchExists(repo: string, branch: string): Promise<boolean> {

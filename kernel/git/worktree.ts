@@ -146,6 +146,30 @@ export async function upstreamOf(repo: string, branch: string): Promise<Upstream
   return { remote: r, ref: m };
 }
 
+const upstreams = new Map<string, { stamp: string; up: Upstream | null }>();
+
+/**
+ * `upstreamOf`, remembered per repository and branch while the repository's `.git/config` keeps
+ * its size, mtime and inode: a task cut ahead of admission asks it for every task (decision 159).
+ * A change made only in a file the config includes is not noticed until the config itself changes.
+ */
+export async function knownUpstreamOf(repo: string, branch: string): Promise<Upstream | null> {
+  let stamp: string;
+  try {
+    const st = statSync(join(repo, '.git', 'config'));
+    stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
+  } catch {
+    return upstreamOf(repo, branch);
+  }
+  const key = `${repo}\0${branch}`;
+  const hit = upstreams.get(key);
+  if (hit?.stamp === stamp) return hit.up;
+  const up = await upstreamOf(repo, branch);
+  if (upstreams.size > 1000) upstreams.clear();
+  upstreams.set(key, { stamp, up });
+  return up;
+}
+
 /**
  * Refreshes `base` from its upstream and returns the start point for a new branch (decision 012):
  * the upstream's tip when the local base is behind it (fast-forwardable), else the local base.
