@@ -25,7 +25,7 @@ import { snapshotOf } from './model.js';
 import { cutOf, discardUnstarted, type Precut, platformAdmits } from './worktree.js';
 
 /** Pre-cut worktrees per project at most: the next admissions, and a bound on the disk they take. */
-export const PRECUT_DEPTH = 2;
+export const PRECUT_DEPTH = 3;
 
 export interface PrecutDeps {
   tasks: TasksTable;

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PRECUT_DEPTH } from '../../../kernel/engine/precut.js';
 import { buildTestApp, type TestApp, waitFor } from '../../support/app.js';
 import { bareRemote, type Repo } from '../../support/git.js';
 import {
@@ -97,14 +98,15 @@ describe('pre-cut worktrees', () => {
   it('cuts only as far ahead as the next admissions, in admission order', async () => {
     const s = await oneSlot();
     const ids: number[] = [];
-    for (let i = 0; i < 4; i++)
+    for (let i = 0; i < PRECUT_DEPTH + 2; i++)
       ids.push(
         (await createTask(s.t, { project_id: s.projectId, title: `n${i}`, workflow: 'head' })).id,
       );
-    await waitCut(s, ids[1] as number);
-    await waitCut(s, ids[0] as number);
-    expect(s.t.kernel.services.engine.precut.ready().sort()).toEqual(ids.slice(0, 2));
-    expect(existsSync(worktreeOf(s.t, ids[2] as number))).toBe(false);
+    for (const id of ids.slice(0, PRECUT_DEPTH)) await waitCut(s, id);
+    expect(s.t.kernel.services.engine.precut.ready().sort((a, b) => a - b)).toEqual(
+      ids.slice(0, PRECUT_DEPTH),
+    );
+    for (const id of ids.slice(PRECUT_DEPTH)) expect(existsSync(worktreeOf(s.t, id))).toBe(false);
     s.release();
     for (const id of ids) await waitState(s.t, id, 'done');
   });
