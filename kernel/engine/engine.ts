@@ -382,6 +382,8 @@ export class Engine {
     await this.projectDeleting(id, project.path);
     for (const t of live) {
       if (!['done', 'aborted'].includes(t.state)) this.actions.cancel(t.id);
+      // A worktree cut ahead for a task that waited is given back while its row still exists.
+      await this.precut.settled(t.id);
       if (t.worktree_path && existsSync(t.worktree_path)) {
         try {
           await removeWorktree(project.path, t.worktree_path, true);

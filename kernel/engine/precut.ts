@@ -103,6 +103,11 @@ export class Precutter {
     );
   }
 
+  /** Resolves when every worktree operation queued for the task so far has settled. */
+  async settled(taskId: number): Promise<void> {
+    await this.entries.get(taskId)?.chain;
+  }
+
   /** No more cuts; resolves when the ones in flight have settled. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -175,6 +175,26 @@ describe('pre-cut worktrees', () => {
     expect(s.repo.git('rev-parse', next.branch_name as string)).toBe(work);
   });
 
+  it('a forced project delete gives back the cuts of its waiting tasks before it answers', async () => {
+    const s = await oneSlot();
+    const other = await addProject(s.t, {
+      head: commandWorkflow('head', `git rev-parse HEAD > ${s.marks}/other`),
+    });
+    const next = await createTask(s.t, {
+      project_id: other.project.id,
+      title: 'next',
+      workflow: 'head',
+    });
+    await waitCut(s, next.id);
+    const path = worktreeOf(s.t, next.id);
+    const res = await s.t.api('DELETE', `/v1/projects/${other.project.id}?force=true`);
+    expect(res.statusCode).toBe(204);
+    expect(existsSync(path)).toBe(false);
+    expect(registered(other.repo, path)).toBe(false);
+    expect(branches(other.repo)).not.toContain(next.branch_name);
+    s.release();
+  });
+
   it('leaves a base with an upstream to admission’s fetch, and cuts it when fetching is off', async () => {
     const fetching = await oneSlot();
     bareRemote(fetching.repo);
