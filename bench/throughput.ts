@@ -3,8 +3,11 @@
  * tasks per second from the first create to the last done, and admission latency — from the
  * moment a task could take a slot (it is queued and a slot is free) to it being admitted
  * (`running`) and to its step's process being started (`step.started`, written just before the
- * spawn; the worktree is cut in between). Baseline: the same units of hand work (worktree add, sh, worktree remove) run 8 at a
- * time, and the time from one unit ending to the next unit's `sh` starting.
+ * spawn; the worktree is cut in between, or ahead while the task waited: decision 159). Baseline:
+ * the same units of hand work (worktree add, sh) run 8 at a time, and the time from one unit
+ * ending to the next unit's `sh` starting. The hand work keeps its worktrees as svc keeps a done
+ * task's: `git worktree add` reads every registered worktree, so a baseline that removed its own
+ * would time adds against eight worktrees where svc's meet up to five hundred.
  */
 import { join } from 'node:path';
 import { trackAdmissions } from './lib/admissions.js';
@@ -100,7 +103,7 @@ function baselineThroughput(root: string, n: number) {
     units: n,
     workers: CAP,
     script: () => 'true',
-    keepWorktrees: false,
+    keepWorktrees: true,
   });
 }
 
