@@ -156,7 +156,10 @@ export class TriggerService {
           this.reload('file');
         }, 50);
       };
-      this.watcher.on('add', onFs).on('change', onFs).on('unlink', onFs);
+      // chokidar reports nothing for files that appear before its first scan ends (they are
+      // "initial"), so a file written just after start-up would wait for its next edit: read the
+      // directory once more when the watcher is ready.
+      this.watcher.on('add', onFs).on('change', onFs).on('unlink', onFs).on('ready', onFs);
     }
     this.reconcile();
   }
