@@ -88,6 +88,7 @@ describe('pre-cut worktrees', () => {
     const waiting = await getTask(s.t, next.id);
     expect(waiting.state).toBe('queued');
     expect(waiting.worktree_path).toBeNull();
+    expect(waiting).not.toHaveProperty('worktree_cut');
     const main = s.repo.git('rev-parse', 'main');
     s.release();
     const done = await waitState(s.t, next.id, 'done');
