@@ -130,15 +130,23 @@ export class ConfigService {
   watch(): void {
     if (this.watcher) return;
     this.watcher = watch(this.opts.configDir, { depth: 0, ignoreInitial: true });
-    const onEvent = (path: string) => {
-      if (path !== this.opts.configFile) return;
+    const schedule = () => {
       if (this.reloadTimer) clearTimeout(this.reloadTimer);
       this.reloadTimer = setTimeout(() => {
         this.reloadTimer = null;
         this.reloads = this.reloads.then(() => this.reloadFromFile());
       }, this.opts.reloadDelayMs ?? 50);
     };
-    this.watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent);
+    const onEvent = (path: string) => {
+      if (path === this.opts.configFile) schedule();
+    };
+    // An edit made before chokidar's first scan ends is reported as nothing; reading the file
+    // once more when the watcher is ready catches it (an unchanged file is a no-op by its hash).
+    this.watcher
+      .on('add', onEvent)
+      .on('change', onEvent)
+      .on('unlink', onEvent)
+      .on('ready', schedule);
   }
 
   /** Resolves once the watcher is ready and any pending reload has been applied. */

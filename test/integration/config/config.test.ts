@@ -189,4 +189,16 @@ describe('hot reload', () => {
     expect(svc.current().listen).toBe('127.0.0.1:0');
     await waitFor(() => readFileSync(t.paths.logFile, 'utf8').includes('listen changed'), 1000);
   });
+
+  it('an edit made while the watcher is still starting is not lost', async () => {
+    const t = await buildTestApp({ config: USER_FILE });
+    const svc = t.kernel.services.config;
+    svc.watch();
+    // Before chokidar's first scan ends: it reports this as part of the initial state, i.e. not.
+    writeFileSync(
+      t.paths.configFile,
+      USER_FILE.replace('max_parallel_tasks: 2', 'max_parallel_tasks: 7'),
+    );
+    await waitFor(() => svc.current().max_parallel_tasks === 7, 2000);
+  });
 });
