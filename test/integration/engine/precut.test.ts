@@ -73,16 +73,26 @@ async function waitCut(s: Setup, id: number): Promise<void> {
   await waitFor(() => s.t.kernel.services.engine.precut.ready().includes(id));
 }
 
+/** A task created behind the holder, once its worktree has been cut ahead. */
+async function cutOne(s: Setup, title = 'next'): Promise<{ next: TaskJson; path: string }> {
+  const next = await createTask(s.t, { project_id: s.projectId, title, workflow: 'head' });
+  await waitCut(s, next.id);
+  return { next, path: worktreeOf(s.t, next.id) };
+}
+
+/** A daemon that cut the next task's worktree ahead, then stopped: what a restart finds. */
+async function cutThenStop() {
+  const root = tempDir('svc-precut-root-');
+  const first = await oneSlot('', root);
+  const { next, path } = await cutOne(first);
+  await first.t.close();
+  return { root, first, next, path };
+}
+
 describe('pre-cut worktrees', () => {
   it('cuts the worktree of a task waiting for a slot, shows nothing until admission, then runs in it', async () => {
     const s = await oneSlot();
-    const next = await createTask(s.t, {
-      project_id: s.projectId,
-      title: 'next',
-      workflow: 'head',
-    });
-    await waitCut(s, next.id);
-    const path = worktreeOf(s.t, next.id);
+    const { next, path } = await cutOne(s);
     expect(registered(s.repo, path)).toBe(true);
     expect(branches(s.repo)).toContain(next.branch_name);
     const waiting = await getTask(s.t, next.id);
@@ -114,12 +124,7 @@ describe('pre-cut worktrees', () => {
 
   it('moves a pre-cut worktree to the base’s tip when the base moved while the task waited', async () => {
     const s = await oneSlot();
-    const next = await createTask(s.t, {
-      project_id: s.projectId,
-      title: 'next',
-      workflow: 'head',
-    });
-    await waitCut(s, next.id);
+    const { next } = await cutOne(s);
     const cutAt = s.repo.git('rev-parse', 'main');
     const moved = s.repo.commit('moved on', { 'later.txt': 'later\n' });
     expect(moved).not.toBe(cutAt);
@@ -131,18 +136,8 @@ describe('pre-cut worktrees', () => {
 
   it('gives the cut back when a waiting task is canceled or paused, and cuts again on resume', async () => {
     const s = await oneSlot();
-    const gone = await createTask(s.t, {
-      project_id: s.projectId,
-      title: 'gone',
-      workflow: 'head',
-    });
-    const parked = await createTask(s.t, {
-      project_id: s.projectId,
-      title: 'parked',
-      workflow: 'head',
-    });
-    await waitCut(s, gone.id);
-    await waitCut(s, parked.id);
+    const { next: gone } = await cutOne(s, 'gone');
+    const { next: parked } = await cutOne(s, 'parked');
     expect((await act(s.t, gone.id, 'cancel')).statusCode).toBe(200);
     expect((await act(s.t, parked.id, 'pause')).statusCode).toBe(200);
     for (const task of [gone, parked]) {
@@ -160,13 +155,7 @@ describe('pre-cut worktrees', () => {
 
   it('keeps a commit made in a pre-cut worktree when its task is canceled', async () => {
     const s = await oneSlot();
-    const next = await createTask(s.t, {
-      project_id: s.projectId,
-      title: 'next',
-      workflow: 'head',
-    });
-    await waitCut(s, next.id);
-    const path = worktreeOf(s.t, next.id);
+    const { next, path } = await cutOne(s);
     writeFileSync(join(path, 'work.txt'), 'someone worked here\n');
     s.repo.git('-C', path, 'add', 'work.txt');
     s.repo.git('-C', path, 'commit', '-q', '-m', 'work');
@@ -229,16 +218,7 @@ describe('pre-cut worktrees', () => {
   });
 
   it('cuts again, after a restart, a worktree no record vouches for', async () => {
-    const root = tempDir('svc-precut-root-');
-    const first = await oneSlot('', root);
-    const next = await createTask(first.t, {
-      project_id: first.projectId,
-      title: 'next',
-      workflow: 'head',
-    });
-    await waitCut(first, next.id);
-    await first.t.close();
-    const path = worktreeOf(first.t, next.id);
+    const { root, first, next, path } = await cutThenStop();
     // As a kill in the middle of `git worktree add` would leave it: registered, files missing.
     rmSync(join(path, 'README.md'));
     const moved = first.repo.commit('moved on', { 'later.txt': 'later\n' });
@@ -253,16 +233,7 @@ describe('pre-cut worktrees', () => {
   });
 
   it('after a kill between making the branch and the worktree, the task still runs', async () => {
-    const root = tempDir('svc-precut-root-');
-    const first = await oneSlot('', root);
-    const next = await createTask(first.t, {
-      project_id: first.projectId,
-      title: 'next',
-      workflow: 'head',
-    });
-    await waitCut(first, next.id);
-    await first.t.close();
-    const path = worktreeOf(first.t, next.id);
+    const { root, first, next, path } = await cutThenStop();
     // `git worktree add -b` makes the branch first; a kill before the checkout leaves the branch
     // and a registration whose directory is missing or unreadable.
     rmSync(path, { recursive: true, force: true });
@@ -274,28 +245,10 @@ describe('pre-cut worktrees', () => {
     const done = await waitState(t, next.id, 'done');
     expect(done.block_reason).toBeNull();
     expect(done.worktree_path).toBe(path);
-    // A branch that is the user's, not the cut's, is still refused.
-    first.repo.git('branch', 'svc/users-own');
-    const own = await createTask(t, {
-      project_id: first.projectId,
-      title: 'own',
-      workflow: 'head',
-      branch_name: 'svc/users-own',
-    }).catch((err: Error) => err);
-    expect(String(own)).toMatch(/already exists/);
   });
 
   it('gives back, after a restart, the cut of a task canceled before admission', async () => {
-    const root = tempDir('svc-precut-root-');
-    const first = await oneSlot('', root);
-    const next = await createTask(first.t, {
-      project_id: first.projectId,
-      title: 'next',
-      workflow: 'head',
-    });
-    await waitCut(first, next.id);
-    await first.t.close();
-    const path = worktreeOf(first.t, next.id);
+    const { root, first, next, path } = await cutThenStop();
     expect(existsSync(path)).toBe(true);
 
     const t = await buildTestApp({ root });
