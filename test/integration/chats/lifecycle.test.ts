@@ -145,7 +145,7 @@ describe('POST /v1/chats', () => {
     const main = await postOnBranch(t, project.id, 'four', 'main');
     expect(main.statusCode).toBe(409);
     expect(main.json().error.details).toEqual({ branch: 'main', claimed_by: 'checkout' });
-    // And a task never takes a live chat's branch.
+    // A task named onto a live chat's branch is refused: the branch exists in git.
     const taskRes = await postTask(t, {
       project_id: project.id,
       title: 'x',
@@ -158,6 +158,16 @@ describe('POST /v1/chats', () => {
       details: { field: 'branch_name' },
     });
     expect(taskRes.json().error.message).toContain('branch shared already exists');
+    // A template that renders the chat's branch is judged after rendering, by the chat's claim
+    // itself (git is not asked about a templated name until admission).
+    await t.json('PATCH', `/v1/projects/${project.id}`, { branch_template: 'shared' });
+    const templated = await postTask(t, { project_id: project.id, title: 'y', paused: true });
+    expect(templated.statusCode).toBe(400);
+    expect(templated.json().error).toMatchObject({
+      code: 'validation_failed',
+      message: `branch shared is already claimed by chat ${first.id}`,
+      details: { field: 'branch_name' },
+    });
   });
 
   it('disambiguates its default branch when task 1 already holds svc/1-{slug} (decision 162)', async () => {
