@@ -101,6 +101,7 @@ export class Engine {
       config: () => d.config.current(),
       worktreesDir: d.paths.worktreesDir,
       logger: d.logger,
+      clock: d.clock,
     });
     this.runner = new Runner(
       {

@@ -17,6 +17,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { Clock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import { addWorktree, branchTip, knownUpstreamOf } from '../git/index.js';
 import type { ProjectsTable, QueuedTask, TaskRow, TasksTable } from '../store/index.js';
@@ -27,12 +28,20 @@ import { cutOf, discardUnstarted, type Precut, platformAdmits } from './worktree
 /** Pre-cut worktrees per project at most: the next admissions, and a bound on the disk they take. */
 export const PRECUT_DEPTH = 3;
 
+/**
+ * After a cut fails, its task is not cut ahead again for this long: passes run on every state
+ * change, and a cause that persists (a full disk, a broken repository) would otherwise run git
+ * for the same task on each of them. Admission still cuts it the usual way and reports git's error.
+ */
+export const PRECUT_RETRY_MS = 60_000;
+
 export interface PrecutDeps {
   tasks: TasksTable;
   projects: ProjectsTable;
   config: () => Config;
   worktreesDir: string;
   logger: Logger;
+  clock: Clock;
 }
 
 interface Entry {
@@ -48,6 +57,8 @@ const KEEPS = new Set<TaskState>(['queued', 'running']);
 
 export class Precutter {
   private readonly entries = new Map<number, Entry>();
+  /** When each task's last cut failed. */
+  private readonly failedAt = new Map<number, number>();
   private stopped = false;
 
   constructor(private readonly d: PrecutDeps) {}
@@ -62,12 +73,25 @@ export class Precutter {
       // A removal still in flight (paused and resumed at once) is followed by the new cut.
       const had = this.entries.get(task.id);
       if (had && (had.pre || had.cutting)) continue;
+      const failed = this.failedAt.get(task.id);
+      if (failed !== undefined && this.d.clock.now() - failed < PRECUT_RETRY_MS) continue;
       const n = held.get(task.project_id) ?? 0;
       if (n >= PRECUT_DEPTH) continue;
       held.set(task.project_id, n + 1);
       const e = this.entry(task.id, task.project_id);
       e.cutting = true;
-      this.background(task.id, e, () => this.cut(task.id, e)).then(() => {
+      this.background(task.id, e, () =>
+        this.cut(task.id, e).then(
+          () => {
+            this.failedAt.delete(task.id);
+          },
+          (err: unknown) => {
+            this.failedAt.set(task.id, this.d.clock.now());
+            if (this.failedAt.size > 10_000) this.failedAt.clear();
+            throw err;
+          },
+        ),
+      ).then(() => {
         e.cutting = false;
         this.release(task.id, e);
       });

@@ -5,7 +5,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PRECUT_DEPTH } from '../../../kernel/engine/precut.js';
+import type { FakeClock } from '../../../kernel/clock/index.js';
+import { PRECUT_DEPTH, PRECUT_RETRY_MS } from '../../../kernel/engine/precut.js';
 import { buildTestApp, type TestApp, waitFor } from '../../support/app.js';
 import { bareRemote, type Repo } from '../../support/git.js';
 import {
@@ -183,6 +184,34 @@ describe('pre-cut worktrees', () => {
     expect(registered(other.repo, path)).toBe(false);
     expect(branches(other.repo)).not.toContain(next.branch_name);
     s.release();
+  });
+
+  it('does not retry a failed cut on every pass, only after a while', async () => {
+    const s = await oneSlot();
+    // git cannot create refs/heads/blocked/next while refs/heads/blocked is a file.
+    writeFileSync(join(s.repo.path, '.git', 'refs', 'heads', 'blocked'), 'not a ref\n');
+    const stuck = await createTask(s.t, {
+      project_id: s.projectId,
+      title: 'stuck',
+      workflow: 'head',
+      branch_name: 'blocked/next',
+    });
+    const failures = () =>
+      readFileSync(s.t.paths.logFile, 'utf8')
+        .split('\n')
+        .filter(
+          (l) => l.includes('pre-cut worktree work failed') && l.includes(`"task_id":${stuck.id}`),
+        ).length;
+    await waitFor(() => failures() === 1);
+    // Each create runs an admission pass that lists the stuck task as waiting.
+    const others = [await cutOne(s, 'a'), await cutOne(s, 'b')];
+    expect(others).toHaveLength(2);
+    expect(failures()).toBe(1);
+    await (s.t.clock as FakeClock).advance(PRECUT_RETRY_MS);
+    await createTask(s.t, { project_id: s.projectId, title: 'c', workflow: 'head' });
+    await waitFor(() => failures() === 2);
+    s.release();
+    expect((await waitState(s.t, stuck.id, 'blocked')).block_reason).toBe('git_error');
   });
 
   it('leaves a base with an upstream to admission’s fetch, and cuts it when fetching is off', async () => {
