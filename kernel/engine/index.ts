@@ -1,9 +1,10 @@
 /**
  * engine: the task runner (SPEC §2.1, §2.2, §3.1, §3.2, §4.4, §6). Owns every task state write
  * (one transition table, compare-and-swap writes, events in the same transaction), the runner
- * that executes steps in worktrees, crash recovery and the human actions.
+ * that executes steps in worktrees, the worktrees cut ahead for tasks waiting for a slot, crash
+ * recovery and the human actions.
  * Uses: store, events, clock, config, git, proc, plugin registry, projects, scheduler, workflows.
- * Used by: http routes, chats, triggers, MCP. Decisions: 009, 010, 011, 014, 015.
+ * Used by: http routes, chats, triggers, MCP. Decisions: 009, 010, 011, 014, 015, 159.
  */
 
 export { branchFor, branchTemplateProblem } from './branch.js';
