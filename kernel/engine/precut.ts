@@ -8,8 +8,9 @@
  * The pre-cut worktree stays invisible: the row keeps `worktree_path` null and no event names it
  * until admission adopts it (worktree.ts, which also moves it to the base's tip if the base moved
  * meanwhile). A task that leaves the queue any other way has it removed, and its branch deleted
- * while it still points where it was cut. After a crash nothing remembers the cut: admission cuts
- * such a worktree again, and a task that leaves the queue has it removed just the same.
+ * while it still points where it was cut. The row's mark (`worktree_cut`, written before git runs)
+ * outlives a crash: the next daemon removes what a kill may have left half made and cuts again,
+ * and a task that leaves the queue has it removed just the same.
  *
  * Every worktree operation of one task — cut, adoption at admission, removal — runs in order on a
  * per-task chain, so a cancel that arrives mid-cut removes what the cut made.
