@@ -11,18 +11,9 @@
  * worktree queue at once; its slot-free → spawned figure measures that queue (docs/performance.md).
  */
 import { join } from 'node:path';
-import { trackAdmissions } from './lib/admissions.js';
-import {
-  cleanup,
-  commandWorkflow,
-  makeRepo,
-  prepare,
-  QUIET_CONFIG,
-  startInProcess,
-  tempRoot,
-} from './lib/env.js';
+import { cappedRun } from './lib/capped.js';
+import { cleanup, commandWorkflow, makeRepo, tempRoot } from './lib/env.js';
 import { handWork } from './lib/hand.js';
-import { TaskWatcher } from './lib/watch.js';
 
 const CAP = 8;
 const SLEEPS = ['0.2', '0.3', '0.4', '0.5'];
@@ -39,43 +30,27 @@ export interface AdmissionResult {
 
 export async function steadyAdmission(n: number): Promise<AdmissionResult> {
   const root = tempRoot();
-  const repo = makeRepo(root);
-  const workflows = Object.fromEntries(
-    SLEEPS.map((s, i) => [`sleep${i}`, commandWorkflow(`sleep${i}`, `sleep ${s}`)]),
-  );
-  const paths = prepare(root, `${QUIET_CONFIG}max_parallel_tasks: ${CAP}\n`, workflows);
-  const { daemon, api } = await startInProcess(paths);
-  const { events } = daemon.kernel.services;
-  const watch = new TaskWatcher(events);
-  const project = await api.call<{ id: number }>('POST', '/v1/projects', { path: repo });
-
-  const admissions = trackAdmissions(events, CAP, 'skip');
-
-  let failed = 0;
-  try {
-    const ids: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const task = await api.call<{ id: number }>('POST', '/v1/tasks', {
-        project_id: project.id,
-        title: `steady ${i}`,
-        workflow: `sleep${i % SLEEPS.length}`,
-      });
-      ids.push(task.id);
-    }
-    for (const id of ids) if ((await watch.settle(id)).payload.to !== 'done') failed++;
-  } finally {
-    admissions.stop();
-    watch.close();
-    await daemon.stop();
-  }
+  const run = await cappedRun({
+    root,
+    cap: CAP,
+    workflows: Object.fromEntries(
+      SLEEPS.map((s, i) => [`sleep${i}`, commandWorkflow(`sleep${i}`, `sleep ${s}`)]),
+    ),
+    fills: 'skip',
+    create: async (post) => {
+      const ids: number[] = [];
+      for (let i = 0; i < n; i++) ids.push(await post(`steady ${i}`, `sleep${i % SLEEPS.length}`));
+      return ids;
+    },
+  });
   const baselineSpawnMs = await baseline(root, n);
   cleanup();
   return {
     tasks: n,
-    spawnMs: admissions.spawnMs,
+    spawnMs: run.admissions.spawnMs,
     baselineSpawnMs,
-    maxRunning: admissions.maxRunning,
-    failed,
+    maxRunning: run.admissions.maxRunning,
+    failed: run.failed,
   };
 }
 

@@ -10,19 +10,9 @@
  * would time adds against eight worktrees where svc's meet up to five hundred.
  */
 import { join } from 'node:path';
-import { trackAdmissions } from './lib/admissions.js';
-import {
-  cleanup,
-  commandWorkflow,
-  makeRepo,
-  prepare,
-  QUIET_CONFIG,
-  startInProcess,
-  tempRoot,
-} from './lib/env.js';
+import { cappedRun } from './lib/capped.js';
+import { cleanup, commandWorkflow, makeRepo, tempRoot } from './lib/env.js';
 import { handWork } from './lib/hand.js';
-import { now } from './lib/stats.js';
-import { TaskWatcher } from './lib/watch.js';
 import { baselineUnit } from './overhead.js';
 
 export interface ThroughputResult {
@@ -44,54 +34,33 @@ const CREATORS = 4;
 
 export async function throughput(n: number): Promise<ThroughputResult> {
   const root = tempRoot();
-  const repo = makeRepo(root);
-  const paths = prepare(root, `${QUIET_CONFIG}max_parallel_tasks: ${CAP}\n`, {
-    one: commandWorkflow('one', 'true'),
-  });
-  const { daemon, api } = await startInProcess(paths);
-  const { events } = daemon.kernel.services;
-  const watch = new TaskWatcher(events);
-  const project = await api.call<{ id: number }>('POST', '/v1/projects', { path: repo });
-
-  const admissions = trackAdmissions(events, CAP, 'count');
-
-  let failed = 0;
-  let seconds = 0;
-  try {
-    const t0 = now();
-    const ids: number[] = [];
-    let next = 0;
+  const run = await cappedRun({
+    root,
+    cap: CAP,
+    workflows: { one: commandWorkflow('one', 'true') },
+    fills: 'count',
     // A burst: a few clients creating at once, as a script or a trigger storm would.
-    const creator = async () => {
-      for (let i = next++; i < n; i = next++) {
-        const task = await api.call<{ id: number }>('POST', '/v1/tasks', {
-          project_id: project.id,
-          title: `throughput ${i}`,
-          workflow: 'one',
-        });
-        ids.push(task.id);
-      }
-    };
-    await Promise.all(Array.from({ length: CREATORS }, creator));
-    for (const id of ids) if ((await watch.settle(id)).payload.to !== 'done') failed++;
-    seconds = (now() - t0) / 1000;
-  } finally {
-    admissions.stop();
-    watch.close();
-    await daemon.stop();
-  }
-
+    create: async (post) => {
+      const ids: number[] = [];
+      let next = 0;
+      const creator = async () => {
+        for (let i = next++; i < n; i = next++) ids.push(await post(`throughput ${i}`, 'one'));
+      };
+      await Promise.all(Array.from({ length: CREATORS }, creator));
+      return ids;
+    },
+  });
   const base = await baselineThroughput(root, n);
   cleanup();
   return {
     tasks: n,
-    seconds,
+    seconds: run.seconds,
     baselineSeconds: base.seconds,
-    admitMs: admissions.admitMs,
-    spawnMs: admissions.spawnMs,
+    admitMs: run.admissions.admitMs,
+    spawnMs: run.admissions.spawnMs,
     baselineSpawnMs: base.spawnMs,
-    maxRunning: admissions.maxRunning,
-    failed,
+    maxRunning: run.admissions.maxRunning,
+    failed: run.failed,
   };
 }
 
