@@ -24,15 +24,19 @@ function bundleIn(root: string, body = 'return 42;'): string {
   return file;
 }
 
+/** A private build folder: the bundle in it and where its cache would go. */
+function freshBuild(): { root: string; file: string; cacheDir: string } {
+  const root = tempDir('svc-cc-');
+  return { root, file: bundleIn(root), cacheDir: join(root, '.cache') };
+}
+
 // Each load must compile as a fresh process would: without this, V8's in-memory compilation cache
 // answers the second compile of the same source and never looks at the cache file.
 setFlagsFromString('--no-compilation-cache');
 
 describe('loadBundle', () => {
   it('runs the bundle as CommonJS, writes the cache when missing and uses it next time', () => {
-    const root = tempDir('svc-cc-');
-    const file = bundleIn(root);
-    const cacheDir = join(root, '.cache');
+    const { root, file, cacheDir } = freshBuild();
 
     const first = loadBundle<Exports>(file, cacheDir);
     expect(first.state).toBe('missing');
@@ -52,9 +56,7 @@ describe('loadBundle', () => {
   });
 
   it('refuses a cache V8 cannot use, runs anyway and replaces it', () => {
-    const root = tempDir('svc-cc-');
-    const file = bundleIn(root);
-    const cacheDir = join(root, '.cache');
+    const { file, cacheDir } = freshBuild();
     const made = loadBundle<Exports>(file, cacheDir);
     made.save();
     writeFileSync(made.cacheFile, 'not a code cache at all');
@@ -67,9 +69,7 @@ describe('loadBundle', () => {
   });
 
   it('never uses the cache of an earlier build, and drops it when it writes the new one', () => {
-    const root = tempDir('svc-cc-');
-    const file = bundleIn(root);
-    const cacheDir = join(root, '.cache');
+    const { root, file, cacheDir } = freshBuild();
     const old = loadBundle<Exports>(file, cacheDir);
     old.save();
 
@@ -86,10 +86,8 @@ describe('loadBundle', () => {
   });
 
   it('still runs when the cache cannot be written', () => {
-    const root = tempDir('svc-cc-');
-    const file = bundleIn(root);
+    const { root, file, cacheDir } = freshBuild();
     // A file where the folder should be: no mkdir or write can succeed, whoever runs the test.
-    const cacheDir = join(root, '.cache');
     writeFileSync(cacheDir, 'in the way');
     const run = loadBundle<Exports>(file, cacheDir);
     expect(run.state).toBe('missing');
