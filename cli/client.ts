@@ -40,7 +40,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-interface Connection {
+export interface Connection {
   baseUrl: string;
   token: string;
 }
@@ -58,18 +58,16 @@ function findDaemon(paths: Paths): Connection {
 }
 
 export class Client {
-  private conn: Connection | null;
-  private readonly find: (() => Connection) | null;
+  private conn: Connection | null = null;
+  private readonly find: () => Connection;
 
-  constructor(baseUrl: string, token: string);
-  constructor(find: () => Connection);
-  constructor(a: string | (() => Connection), token = '') {
-    this.conn = typeof a === 'string' ? { baseUrl: a, token } : null;
-    this.find = typeof a === 'string' ? null : a;
+  /** A known daemon, or how to find it on the first request. */
+  constructor(conn: Connection | (() => Connection)) {
+    this.find = typeof conn === 'function' ? conn : () => conn;
   }
 
   private connection(): Connection {
-    this.conn ??= (this.find as () => Connection)();
+    this.conn ??= this.find();
     return this.conn;
   }
 

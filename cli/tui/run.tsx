@@ -3,13 +3,13 @@
  * was), Ink rendering the App, and a promise that settles when the user quits (decision 140).
  */
 import { render } from 'ink';
-import { Client } from '../client.js';
+import { Client, type Connection } from '../client.js';
 import { TuiApi } from './api.js';
 import { App } from './components/App.js';
 
 /** Takes the connection, not a Client: the caller may be another copy of the code (decision 158). */
-export async function runTui(conn: { baseUrl: string; token: string }): Promise<void> {
-  const client = new Client(conn.baseUrl, conn.token);
+export async function runTui(conn: Connection): Promise<void> {
+  const client = new Client(conn);
   const out = process.stdout;
   out.write('\u001b[?1049h\u001b[H');
   try {

@@ -17,7 +17,7 @@ export async function listeningApp(
   const t = await buildTestApp(opts);
   await t.kernel.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = t.kernel.app.server.address() as AddressInfo;
-  return { t, client: new Client(`http://127.0.0.1:${port}`, t.token) };
+  return { t, client: new Client({ baseUrl: `http://127.0.0.1:${port}`, token: t.token }) };
 }
 
 /** Terminal byte sequences for the keys tests press. */
