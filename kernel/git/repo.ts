@@ -47,6 +47,41 @@ const PLAIN_BRANCH =
   /^(?!.*\.\.)(?!.*\/\/)(?!.*\.lock(?:\/|$))[A-Za-z0-9_][A-Za-z0-9._/-]*(?<![/.])$/;
 const OBJECT_ID = /^([0-9a-f]{2})([0-9a-f]{38}|[0-9a-f]{62})\n?$/;
 
+/** The repository's own `.git` directory when its refs are plain files; undefined otherwise. */
+function refFilesDir(repo: string): string | undefined {
+  const gitDir = join(repo, '.git');
+  try {
+    return lstatSync(gitDir).isDirectory() && !existsSync(join(gitDir, 'reftable'))
+      ? gitDir
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A ref file's text; null when there is no such file, undefined when it cannot be read. */
+function readRefFile(file: string): string | null | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' ? null : undefined;
+  }
+}
+
+/**
+ * The commit a plain-named branch's loose ref file names; null when it has no loose ref,
+ * undefined when the files cannot answer plainly (a symbolic or damaged ref, reftable, a gitfile,
+ * an unusual name).
+ */
+function looseTip(gitDir: string | undefined, branch: string): string | null | undefined {
+  if (!gitDir || !PLAIN_BRANCH.test(branch)) return undefined;
+  const text = readRefFile(join(gitDir, 'refs', 'heads', branch));
+  if (typeof text !== 'string') return text;
+  const id = OBJECT_ID.exec(text);
+  return id ? `${id[1]}${id[2]}` : undefined;
+}
+
 /**
  * Answers `git show-ref --verify refs/heads/<branch>` without a git process when the answer is a
  * plain yes: the repository's own `.git` directory holds the branch as a loose ref naming a loose
@@ -55,46 +90,25 @@ const OBJECT_ID = /^([0-9a-f]{2})([0-9a-f]{38}|[0-9a-f]{62})\n?$/;
  * each git process forks the daemon (issue 11, decision 156).
  */
 export function looseBranchExists(repo: string, branch: string): boolean {
-  if (!PLAIN_BRANCH.test(branch)) return false;
-  try {
-    const gitDir = join(repo, '.git');
-    if (!lstatSync(gitDir).isDirectory()) return false;
-    const id = OBJECT_ID.exec(readFileSync(join(gitDir, 'refs', 'heads', branch), 'utf8'));
-    return id !== null && existsSync(join(gitDir, 'objects', id[1] as string, id[2] as string));
-  } catch {
-    return false;
-  }
+  const gitDir = refFilesDir(repo);
+  const tip = looseTip(gitDir, branch);
+  return (
+    typeof tip === 'string' &&
+    existsSync(join(gitDir as string, 'objects', tip.slice(0, 2), tip.slice(2)))
+  );
 }
 
 /**
  * The commit a local branch names, read from the ref files when they answer plainly: its loose
  * ref, else its line in packed-refs, else no such branch (null). Undefined when only git can
- * tell: a symbolic ref, reftable, a gitfile, an unusual name. git writes both files by renaming a
- * finished lock file and packs a ref before deleting its loose file, so a read never sees half.
+ * tell. git writes both files by renaming a finished lock file and packs a ref before deleting
+ * its loose file, so a read never sees half.
  */
 function tipFromFiles(repo: string, branch: string): string | null | undefined {
-  if (!PLAIN_BRANCH.test(branch)) return undefined;
-  const gitDir = join(repo, '.git');
-  const read = (file: string): string | null | undefined => {
-    try {
-      return readFileSync(file, 'utf8');
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' ? null : undefined;
-    }
-  };
-  try {
-    if (!lstatSync(gitDir).isDirectory() || existsSync(join(gitDir, 'reftable'))) return undefined;
-  } catch {
-    return undefined;
-  }
-  const loose = read(join(gitDir, 'refs', 'heads', branch));
-  if (loose === undefined) return undefined;
-  if (loose !== null) {
-    const id = OBJECT_ID.exec(loose);
-    return id ? `${id[1]}${id[2]}` : undefined;
-  }
-  const packed = read(join(gitDir, 'packed-refs'));
+  const gitDir = refFilesDir(repo);
+  const loose = looseTip(gitDir, branch);
+  if (loose !== null) return loose;
+  const packed = readRefFile(join(gitDir as string, 'packed-refs'));
   if (packed === undefined) return undefined;
   const tail = ` refs/heads/${branch}`;
   for (const line of (packed ?? '').split('\n')) {
