@@ -167,7 +167,7 @@ export class Engine {
       if (loop) view.loop = loop;
     });
     this.states.onTransition((task, _from, event) => {
-      this.precut.onTransition(task, task.state);
+      this.precut.onTransition(task);
       d.scheduler.poke();
       d.notifier.onStateChanged(event, task.parent_task_id === null);
       if (task.parent_task_id !== null) this.laneChanged(task);

@@ -81,18 +81,7 @@ export class Precutter {
       held.set(task.project_id, n + 1);
       const e = this.entry(task.id, task.project_id);
       e.cutting = true;
-      this.background(task.id, e, () =>
-        this.cut(task.id, e).then(
-          () => {
-            this.failedAt.delete(task.id);
-          },
-          (err: unknown) => {
-            this.failedAt.set(task.id, this.d.clock.now());
-            if (this.failedAt.size > 10_000) this.failedAt.clear();
-            throw err;
-          },
-        ),
-      ).then(() => {
+      this.background(task.id, e, () => this.cutNotingFailure(task.id, e)).then(() => {
         e.cutting = false;
         this.release(task.id, e);
       });
@@ -118,8 +107,8 @@ export class Precutter {
    * Called on every state change. A task that left the queue for good before its worktree was
    * recorded (canceled, paused, blocked at admission) gives back what was cut for it.
    */
-  onTransition(task: TaskRow, to: TaskState): void {
-    if (KEEPS.has(to) || task.worktree_path !== null) return;
+  onTransition(task: TaskRow): void {
+    if (KEEPS.has(task.state) || task.worktree_path !== null) return;
     const e = this.entries.get(task.id);
     if (!e && !task.worktree_cut && !existsSync(this.pathOf(task.id))) return;
     const entry = e ?? this.entry(task.id, task.project_id);
@@ -181,6 +170,17 @@ export class Precutter {
       if (e.chain === tail && !e.pre && !e.cutting && this.entries.get(taskId) === e)
         this.entries.delete(taskId);
     });
+  }
+
+  private async cutNotingFailure(taskId: number, e: Entry): Promise<void> {
+    try {
+      await this.cut(taskId, e);
+      this.failedAt.delete(taskId);
+    } catch (err) {
+      if (this.failedAt.size > 10_000) this.failedAt.clear();
+      this.failedAt.set(taskId, this.d.clock.now());
+      throw err;
+    }
   }
 
   /** Cuts the worktree admission would cut, or does nothing and leaves every verdict to admission. */

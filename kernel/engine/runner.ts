@@ -211,8 +211,10 @@ export class Runner {
           fetchBase: deps.config().fetch_base_branch,
           isLane: admitted.parent_task_id !== null,
           precut: pre,
-          markCut: (cut) =>
-            deps.tasks.cas(taskId, 'running', { worktree_cut: JSON.stringify(cut) }),
+          // A task cancelled meanwhile keeps no mark; the removal chained after this takes the cut.
+          markCut: (cut) => {
+            deps.tasks.cas(taskId, 'running', { worktree_cut: JSON.stringify(cut) });
+          },
         });
         if (v.ok) {
           deps.states.patch(taskId, 'running', {

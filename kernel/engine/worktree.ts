@@ -27,16 +27,6 @@ import type { TaskRow } from '../store/index.js';
 import type { WorkflowSnapshot } from './model.js';
 import { preparePullBranch } from './pull.js';
 
-/** A worktree cut while its task waited for a slot (precut.ts, decision 159). */
-export interface Precut {
-  repo: string;
-  path: string;
-  branch: string;
-  base: string;
-  /** The commit the branch was cut at. */
-  start: string;
-}
-
 export type AdmissionVerdict =
   | { ok: true; worktree: string }
   | { ok: false; reason: string; detail: string };
@@ -56,10 +46,17 @@ async function isOurWorktree(path: string, branch: string): Promise<boolean> {
   return r.code === 0 && r.stdout.trim() === branch;
 }
 
-/** What `tasks.worktree_cut` records: the branch svc is cutting for a task, and where. */
+/** What `tasks.worktree_cut` records: the branch svc is cutting for a task, and the commit. */
 export interface WorktreeCut {
   branch: string;
   start: string;
+}
+
+/** A worktree cut while its task waited for a slot (precut.ts, decision 159). */
+export interface Precut extends WorktreeCut {
+  repo: string;
+  path: string;
+  base: string;
 }
 
 export function cutOf(task: Pick<TaskRow, 'worktree_cut'>): WorktreeCut | null {
@@ -136,8 +133,8 @@ export async function prepareWorktree(
     fetchBase: boolean;
     isLane: boolean;
     precut?: Precut | null;
-    /** Records the cut on the row before git runs; false when the task left its state. */
-    markCut?: (cut: WorktreeCut) => boolean;
+    /** Records the cut on the row before git runs. */
+    markCut?: (cut: WorktreeCut) => void;
   },
 ): Promise<AdmissionVerdict> {
   if (!platformAdmits(snapshot.platforms)) {
@@ -226,8 +223,7 @@ export async function prepareWorktree(
         detail: `base branch ${task.base_branch} does not exist`,
       };
     }
-    if (opts.markCut && !opts.markCut({ branch, start }))
-      return { ok: false, reason: 'git_error', detail: 'the task left running during admission' };
+    opts.markCut?.({ branch, start });
     // replaceStale: a registration left by a worktree deleted by hand no longer needs a prune.
     await addWorktree(projectPath, path, branch, start, { replaceStale: true });
     return { ok: true, worktree: path };

@@ -214,6 +214,25 @@ describe('pre-cut worktrees', () => {
     expect((await waitState(s.t, stuck.id, 'blocked')).block_reason).toBe('git_error');
   });
 
+  it('a task cancelled while admission fetches its base leaves no worktree or branch behind', async () => {
+    const t = await buildTestApp({ config: 'update:\n  check: false\n' });
+    const { repo, project } = await addProject(t, { head: commandWorkflow('head', 'true') });
+    bareRemote(repo);
+    // Admission refreshes the base from its upstream first; this fetch takes a second.
+    repo.git('config', 'remote.origin.uploadpack', 'sleep 1; git-upload-pack');
+    const task = await createTask(t, { project_id: project.id, title: 'late', workflow: 'head' });
+    await waitState(t, task.id, 'running');
+    expect((await act(t, task.id, 'cancel')).statusCode).toBe(200);
+    // The admission's add runs once the fetch ends; the removal the cancel asked for runs after it.
+    await t.kernel.services.engine.runner.idle();
+    await t.kernel.services.engine.precut.settled(task.id);
+    const path = worktreeOf(t, task.id);
+    expect(existsSync(path)).toBe(false);
+    expect(registered(repo, path)).toBe(false);
+    expect(branches(repo)).not.toContain(task.branch_name);
+    expect((await getTask(t, task.id)).worktree_path).toBeNull();
+  });
+
   it('leaves a base with an upstream to admission’s fetch, and cuts it when fetching is off', async () => {
     const fetching = await oneSlot();
     bareRemote(fetching.repo);
