@@ -104,9 +104,7 @@ const result = await build({
   external: [...EXTERNAL],
   minifyWhitespace: true,
   banner: {
-    js: [
-      "const __svcFileUrl = (rel) => require('node:url').pathToFileURL(require('node:path').join(__dirname, rel)).href;",
-    ].join('\n'),
+    js: "const __svcFileUrl = (rel) => require('node:url').pathToFileURL(require('node:path').join(__dirname, rel)).href;",
   },
   plugins: [bundledPluginsList(), zodEnglishOnly(), importMetaUrl()],
   logLevel: 'warning',
