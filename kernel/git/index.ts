@@ -15,6 +15,7 @@ export {
   looseBranchExists,
   type RepoCheck,
 } from './repo.js';
+export { worktreeHead } from './head.js';
 export { GitError, type GitResult, git, gitRaw } from './run.js';
 export {
   addWorktree,
