@@ -34,8 +34,9 @@ export function hunkExcerpt(hunk: DiffHunk, index: number, radius = EXCERPT_RADI
   const part = hunk.lines.slice(from, to);
   const oldCount = part.filter((l) => l.kind === 'context' || l.kind === 'del').length;
   const newCount = part.filter((l) => l.kind === 'context' || l.kind === 'add').length;
+  // git's own convention: `-5` for one line, `-4,0` (the line before) for none.
   const range = (start: number, count: number) =>
-    `${count === 0 ? Math.max(0, start - 1) : start},${count}`;
+    count === 1 ? `${start}` : `${count === 0 ? Math.max(0, start - 1) : start},${count}`;
   const head = `@@ -${range(oldNo, oldCount)} +${range(newNo, newCount)} @@${hunk.section ? ` ${hunk.section}` : ''}`;
   const body = part.map((l) => {
     const text = l.text.length > LINE_MAX ? `${l.text.slice(0, LINE_MAX)}…` : l.text;

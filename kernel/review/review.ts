@@ -1,8 +1,8 @@
 /**
  * `POST /v1/tasks/{id}/review` and the `tasks_review` tool (issue 16 point 5, decision 172): line
  * comments on a task's diff, composed into one prompt, sent back to the agent in one action — a
- * follow-up of a done or aborted task, or, at a gate, a reject then a repair with that prompt in
- * one transaction (both happen or neither). Every client (CLI, board, web, MCP) uses this one
+ * follow-up of a done or aborted task; at a gate, a reject then a repair with that prompt in one
+ * transaction (both happen or neither); a repair of a blocked task (the next round, decision 172). Every client (CLI, board, web, MCP) uses this one
  * composer, so a review reads the same wherever it was written.
  */
 import { SvcError } from '../errors.js';
@@ -13,7 +13,7 @@ import { composeReview } from './compose.js';
 import { type DiffDeps, planFor, withRange } from './diff.js';
 import { REVIEW_PROMPT_MAX, type ReviewBody } from './schema.js';
 
-export type ReviewAction = 'follow_up' | 'reject_repair';
+export type ReviewAction = 'follow_up' | 'reject_repair' | 'repair';
 
 /** The engine's actions a review takes, as the routes call them. */
 export interface ReviewDeps extends DiffDeps {
@@ -41,9 +41,12 @@ export interface ReviewResult {
 export function reviewActionFor(task: TaskRow): ReviewAction {
   if (task.state === 'done' || task.state === 'aborted') return 'follow_up';
   if (task.state === 'awaiting_gate') return 'reject_repair';
+  // A repair returns to blocked at the gate it was sent from (SPEC §3.2): the next round of the
+  // same review is a repair again.
+  if (task.state === 'blocked') return 'repair';
   throw new SvcError(
     'invalid_state',
-    `cannot review a task that is ${task.state}: a review goes to a done or aborted task (a follow-up) or to one at a gate (reject, then repair)`,
+    `cannot review a task that is ${task.state}: a review goes to a done or aborted task (a follow-up), to one at a gate (reject, then repair) or to a blocked one (repair)`,
     { state: task.state },
   );
 }
@@ -131,6 +134,7 @@ export async function reviewTask(
     ...(body.effort !== undefined ? { effort: body.effort } : {}),
   };
   if (action === 'follow_up') return { review, ...d.followUp(id, run) };
+  if (action === 'repair') return { review, ...d.repair(id, run) };
   // One transaction: a repair refused (the state moved meanwhile) leaves the gate as it was.
   const r = d.store.tx(() => {
     d.reject(id);
