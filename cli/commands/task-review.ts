@@ -147,7 +147,7 @@ export const taskDiff: Command = {
     'name-only': { type: 'boolean', description: 'only the names of the changed files' },
     run: { type: 'string', description: 'only what that step run changed (`svc task steps`)' },
     'no-pager': { type: 'boolean', description: 'never page, even on a terminal' },
-    ...JSON_OPTION,
+    json: { type: 'boolean', description: 'print the stat as JSON (the API’s `stat=true` answer)' },
   },
   async run(ctx) {
     const id = idArg(ctx);
