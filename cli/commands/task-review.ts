@@ -127,10 +127,18 @@ function statLine(f: StatFile, colour: boolean): string {
     : `${mark} ${name}  ${plus} ${minus}`;
 }
 
-function notes(ctx: CommandContext, source: string, truncated: boolean, id: number): void {
+function notes(
+  ctx: CommandContext,
+  source: string,
+  truncated: boolean,
+  id: number,
+  run: number | undefined,
+): void {
   if (source === 'branch')
     ctx.err(
-      `svc: task ${id}'s worktree is gone or not the latest run: showing committed work only`,
+      run === undefined
+        ? `svc: task ${id}'s worktree is gone: showing its branch, committed work only`
+        : `svc: step run ${run} is not task ${id}'s latest: showing the commits it made only`,
     );
   if (truncated)
     ctx.err(
@@ -174,7 +182,7 @@ export const taskDiff: Command = {
             : `${n} file${n === 1 ? '' : 's'} changed, ${stat.additions} insertion${stat.additions === 1 ? '' : 's'}(+), ${stat.deletions} deletion${stat.deletions === 1 ? '' : 's'}(-)`,
         );
       }
-      notes(ctx, stat.source, stat.truncated, id);
+      notes(ctx, stat.source, stat.truncated, id, run);
       return EXIT.ok;
     }
     const res = await client.raw('GET', `/v1/tasks/${id}/diff`, { query });
@@ -193,6 +201,7 @@ export const taskDiff: Command = {
       res.headers.get('x-svc-diff-source') ?? 'worktree',
       res.headers.get('x-svc-diff-truncated') === 'true',
       id,
+      run,
     );
     await page(
       ctx,
