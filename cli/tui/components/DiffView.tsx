@@ -79,15 +79,20 @@ function Hunks({ d, width, height }: { d: DiffState; width: number; height: numb
   if ('error' in body) return <Text color="red">{body.error}</Text>;
   // Rows from `top`, each commented line followed by its comment, cut at the pane's height.
   const lines: Array<{ key: string; text: string; color?: string; marked: boolean }> = [];
-  for (let i = d.top; i < body.rows.length && lines.length < height; i++) {
+  for (let i = d.top; i < body.rows.length && (lines.length < height || i <= d.cursor); i++) {
     const row = body.rows[i] as DiffRow;
-    const marked = i === d.cursor;
+    const isMarked = i === d.cursor;
     const sign = row.kind === 'add' ? '+' : row.kind === 'del' ? '-' : ' ';
     const text =
       row.kind === 'hunk' || row.kind === 'info' || row.kind === 'note'
-        ? `${marked ? '›' : ' '}          ${row.text}`
-        : `${marked ? '›' : ' '}${num(row.old)} ${num(row.new)} ${sign}${row.text}`;
-    lines.push({ key: `r${i}`, text: clip(text, width), color: ROW_COLOR[row.kind], marked });
+        ? `${isMarked ? '›' : ' '}          ${row.text}`
+        : `${isMarked ? '›' : ' '}${num(row.old)} ${num(row.new)} ${sign}${row.text}`;
+    lines.push({
+      key: `r${i}`,
+      text: clip(text, width),
+      color: ROW_COLOR[row.kind],
+      marked: isMarked,
+    });
     const note = noteAt(d, f.path, row);
     if (note)
       for (const [j, part] of note.body.split('\n').entries())
@@ -98,9 +103,12 @@ function Hunks({ d, width, height }: { d: DiffState; width: number; height: numb
           marked: false,
         });
   }
+  // Comments take rows too: the window ends at the marked line when they push it past the bottom.
+  const marked = lines.findIndex((l) => l.marked);
+  const start = Math.max(0, marked - height + 1);
   return (
     <Box flexDirection="column" width={width}>
-      {lines.slice(0, height).map((l) => (
+      {lines.slice(start, start + height).map((l) => (
         <Text key={l.key} color={l.color} wrap="truncate" bold={l.marked} inverse={l.marked}>
           {l.text || ' '}
         </Text>
