@@ -15,15 +15,17 @@ describe('the diff view', () => {
     await b.select(task.id);
     await b.until('⏎ open · d diff');
     await b.press('enter');
-    await b.until(/changes {2}8 files \+\d+ -1 against main · d: the diff/);
+    // The stat takes a handful of git processes: give a loaded machine time.
+    const SLOW = 30_000;
+    await b.until(/changes {2}8 files \+\d+ -1 against main · d: the diff/, SLOW);
     await b.until('  M README.md  +1 -0');
 
     await b.press('d');
-    let f = await b.until('changes against main · 8 files');
+    let f = await b.until('changes against main · 8 files', SLOW);
     expect(f).toContain('M README.md');
     expect(f).toContain('A untracked.txt');
     expect(f).toContain('R renamed.txt');
-    await b.until('@@ -1 +1,2 @@');
+    await b.until('@@ -1 +1,2 @@', SLOW);
     f = await b.until('+more');
     expect(f).toContain('# test repo');
     expect(f).toContain('n next file · p prev file · c comment');
