@@ -12,6 +12,7 @@ import { maintenanceRoutes } from './maintenance.js';
 import { projectRoutes } from './projects.js';
 import { taskRoutes } from './tasks.js';
 import { triggerRoutes } from './triggers.js';
+import { uiRoutes } from './ui.js';
 import { updateRoutes } from './update.js';
 import { workflowsRoutes } from './workflows.js';
 
@@ -31,4 +32,5 @@ export const routeModules: RouteModule[] = [
   updateRoutes,
   workflowsRoutes,
   agentsRoutes,
+  uiRoutes,
 ];
