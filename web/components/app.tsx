@@ -25,9 +25,11 @@ export function App() {
 
   useEffect(() => {
     let live: Live | null = null;
-    void (async () => {
+    const start = async () => {
       const m = /^#code=([^&]*)/.exec(location.hash);
       if (m) {
+        live?.stop();
+        live = null;
         // Out of the address bar and this history entry before anything else happens.
         history.replaceState(null, '', `${location.pathname}#/`);
         try {
@@ -38,7 +40,7 @@ export function App() {
           setPhase({ kind: 'out', reason: REFUSED[reason] ?? (err as Error).message });
           return;
         }
-      }
+      } else if (live) return;
       const session = storedSession();
       if (!session) {
         setPhase({ kind: 'out' });
@@ -58,8 +60,17 @@ export function App() {
       };
       current.start();
       setPhase({ kind: 'in', live: current });
-    })();
-    return () => live?.stop();
+    };
+    // A sign-in link opened in a tab that already shows the board arrives as a hash change.
+    const onHash = () => {
+      if (location.hash.startsWith('#code=')) void start();
+    };
+    addEventListener('hashchange', onHash);
+    void start();
+    return () => {
+      removeEventListener('hashchange', onHash);
+      live?.stop();
+    };
   }, []);
 
   if (phase.kind === 'starting') return <div class="splash">svc</div>;

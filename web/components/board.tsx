@@ -123,9 +123,13 @@ function Card({
         <span>{t.workflow}</span>
       </div>
       {step && <div class="card-step">{step}</div>}
-      {t.status_message && t.state !== 'done' && <div class="card-status">{t.status_message}</div>}
+      {t.status_message && !['done', 'paused'].includes(t.state) && (
+        <div class="card-status">{t.status_message}</div>
+      )}
       <div class="card-foot">
-        <span title="cost">{money(t.cost_usd)}</span>
+        <span title="cost">
+          {t.cost_usd === null || t.cost_usd === undefined ? '' : money(t.cost_usd)}
+        </span>
         <span title="elapsed">{elapsedLine(t, now)}</span>
         {t.open_chat_id !== undefined && <span class="chat-tag">chat #{t.open_chat_id}</span>}
       </div>

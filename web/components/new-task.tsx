@@ -226,8 +226,8 @@ export function NewTaskView({ live }: { live: Live }) {
               .map((s) => (
                 <li key={s.index}>
                   <span class="step-name">{s.id ?? `step ${s.index + 1}`}</span> {s.agent?.value}
-                  {s.model ? ` · ${s.model.value}` : ''}
-                  {s.effort ? ` · ${s.effort.value}` : ''}{' '}
+                  {s.model?.value ? ` · ${s.model.value}` : ''}
+                  {s.effort?.value ? ` · ${s.effort.value}` : ''}{' '}
                   <span class="muted">(from {s.agent?.source})</span>
                 </li>
               ))}

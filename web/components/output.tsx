@@ -13,9 +13,11 @@ import type { FrameBus } from './task.js';
 const TAIL_BYTES = 256 * 1024;
 
 export function OutputView({ api, task: t, bus }: { api: Api; task: TaskDetail; bus: FrameBus }) {
-  const runs = (t.steps ?? []).filter((r) => r.has_transcript || r.state === 'running');
+  const runs = (t.steps ?? []).filter((r) => r.has_transcript);
   const [picked, setPicked] = useState<number | null>(null);
-  const runId = picked ?? runs.at(-1)?.id ?? null;
+  // A gate writes no output of its own: while one waits, the work before it is what to read.
+  const runId =
+    picked ?? (runs.filter((r) => r.step_type !== 'manual').at(-1) ?? runs.at(-1))?.id ?? null;
   const [lines, setLines] = useState<OutLine[]>([]);
   const box = useRef<HTMLPreElement>(null);
   const pinned = useRef(true);
@@ -101,7 +103,11 @@ export function OutputView({ api, task: t, bus }: { api: Api; task: TaskDetail; 
           pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
         }}
       >
-        {runId === null && <span class="muted">No output yet.</span>}
+        {lines.length === 0 && (
+          <span class="note">
+            {runId === null ? 'No step has written output yet.' : 'No output from this run yet.'}
+          </span>
+        )}
         {lines.map((l, i) => (
           <span class={`l ${l.kind}`} key={i}>
             {l.text}

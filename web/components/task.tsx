@@ -92,10 +92,14 @@ export function TaskView({ live, id, tab }: { live: Live; id: number; tab: strin
           <span>{t.project_name}</span>
           <span>{t.workflow}</span>
           {t.branch_name && <code>{t.branch_name}</code>}
-          <span title="cost">{money(t.cost_usd)}</span>
-          <span title="tokens in / out">
-            {count(t.input_tokens)} in · {count(t.output_tokens)} out
-          </span>
+          {t.cost_usd !== null && t.cost_usd !== undefined && (
+            <span title="cost">{money(t.cost_usd)}</span>
+          )}
+          {(t.input_tokens ?? 0) + (t.output_tokens ?? 0) > 0 && (
+            <span title="tokens in / out">
+              {count(t.input_tokens)} in · {count(t.output_tokens)} out
+            </span>
+          )}
           <span title="elapsed">{elapsedLine(t, now)}</span>
           {t.parent_task_id !== null && (
             <a href={`#/tasks/${t.parent_task_id}`}>lane of #{t.parent_task_id}</a>
@@ -207,7 +211,7 @@ function RunRow({ r, now }: { r: StepRun; now: number }) {
       <span class={`run-state ${r.state}`}>{r.state}</span>
       <span>{runLabel(r)}</span>
       {r.agent && <span class="muted">{[r.agent, r.model].filter(Boolean).join(' ')}</span>}
-      <span class="run-num">{money(r.cost_usd)}</span>
+      {r.cost_usd !== null && <span class="run-num">{money(r.cost_usd)}</span>}
       {(r.input_tokens ?? null) !== null && (
         <span class="run-num">
           {count(r.input_tokens)}/{count(r.output_tokens)}

@@ -59,8 +59,10 @@ export function createBody(f: TaskForm, decls: readonly FieldDecl[]): Record<str
  * Which input an API error belongs to: `fields.ticket` → the ticket input, `title` → title;
  * a field the form has no input for goes to the form as a whole (`''`).
  */
-export function errorTarget(field: unknown, inputs: readonly string[]): string {
-  if (typeof field !== 'string' || field === '') return '';
+export function errorTarget(named: unknown, inputs: readonly string[]): string {
+  if (typeof named !== 'string' || named === '') return '';
+  // Some daemons name a field error `fields.fields.<name>`: read it as `fields.<name>`.
+  const field = named.replace(/^(fields\.)+/, 'fields.');
   if (inputs.includes(field)) return field;
   const top = field.split(/[.[]/)[0] ?? '';
   if (field.startsWith('fields.')) {
