@@ -10,6 +10,7 @@ import { doctorRoutes } from './doctor.js';
 import { eventsRoutes } from './events.js';
 import { maintenanceRoutes } from './maintenance.js';
 import { projectRoutes } from './projects.js';
+import { reviewRoutes } from './review.js';
 import { taskRoutes } from './tasks.js';
 import { triggerRoutes } from './triggers.js';
 import { uiRoutes } from './ui.js';
@@ -24,6 +25,7 @@ export const routeModules: RouteModule[] = [
   eventsRoutes,
   projectRoutes,
   taskRoutes,
+  reviewRoutes,
   chatRoutes,
   triggerRoutes,
   doctorRoutes,

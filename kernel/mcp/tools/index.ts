@@ -7,6 +7,7 @@ import type { McpTool } from '../tool.js';
 import { agentTools } from './agents.js';
 import { daemonTools } from './daemon.js';
 import { projectTools } from './projects.js';
+import { reviewTools } from './review.js';
 import { taskTools } from './tasks.js';
 import { triggerTools } from './triggers.js';
 import { workflowTools } from './workflows.js';
@@ -14,6 +15,7 @@ import { workflowTools } from './workflows.js';
 export const builtinTools: readonly McpTool[] = [
   ...projectTools,
   ...taskTools,
+  ...reviewTools,
   ...workflowTools,
   ...agentTools,
   ...triggerTools,
