@@ -55,103 +55,107 @@ function prompts(file: string): string[] {
     .map((r) => String(r.data));
 }
 
-describe.skipIf(skip)(`the diff review in Chromium${skip ? ` (SKIPPED: ${skip})` : ''}`, () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  it('comments on a line of a done task and the composed follow-up reaches the agent', async () => {
-    const record = join(tempDir(), 'claude.jsonl');
-    const app = await webApp({ config: agentConfig({ FAKE_CLAUDE_RECORD: record }) });
-    const { project } = await addProject(app.t, { notes: NOTES });
-    const task = await createTask(app.t, {
-      project_id: project.id,
-      title: 'Notes',
-      workflow: 'notes',
+describe.skipIf(skip)(
+  `the diff review in Chromium${skip ? ` (SKIPPED: ${skip})` : ''}`,
+  { timeout: 90_000 },
+  () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await launchBrowser();
+    }, 60_000);
+    afterAll(async () => {
+      await browser?.close();
     });
-    await waitState(app.t, task.id, 'done');
-    const page = await browser.page();
-    await signIn(page, app);
-    await page.goto(`${app.base}/ui/#/tasks/${task.id}/review`);
-    const tree = page.getByTestId('file-tree');
-    await tree.getByText('notes.txt').waitFor();
-    expect(await tree.textContent()).toContain('+4');
-    await tree.getByText('extra.txt').waitFor();
 
-    const line = page.locator(
-      '.d2h-file-wrapper[data-path="notes.txt"] tr[data-side="new"][data-line="2"] td.d2h-code-side-linenumber',
-    );
-    await line.click();
-    await page.locator('textarea[name="comment"]').fill('Say why two comes before three.');
-    await page.locator('[data-action="save-comment"]').click();
-    await page.getByText('Say why two comes before three.').waitFor();
-    await docScreenshot(page, 'web-review.png');
+    it('comments on a line of a done task and the composed follow-up reaches the agent', async () => {
+      const record = join(tempDir(), 'claude.jsonl');
+      const app = await webApp({ config: agentConfig({ FAKE_CLAUDE_RECORD: record }) });
+      const { project } = await addProject(app.t, { notes: NOTES }, { name: 'storefront' });
+      const task = await createTask(app.t, {
+        project_id: project.id,
+        title: 'Notes',
+        workflow: 'notes',
+      });
+      await waitState(app.t, task.id, 'done');
+      const page = await browser.page();
+      await signIn(page, app);
+      await page.goto(`${app.base}/ui/#/tasks/${task.id}/review`);
+      const tree = page.getByTestId('file-tree');
+      await tree.getByText('notes.txt').waitFor();
+      expect(await tree.textContent()).toContain('+4');
+      await tree.getByText('extra.txt').waitFor();
 
-    const send = page.locator('[data-action="send-review"]');
-    expect(await send.textContent()).toBe('Send as follow-up');
-    await send.click();
-    await page.getByTestId('review-sent').waitFor();
-    const prompt = await waitFor(
-      () => prompts(record).find((p) => p.includes('Say why two comes before three.')),
-      20_000,
-    );
-    expect(prompt).toContain('notes.txt:2');
-  });
+      const line = page.locator(
+        '.d2h-file-wrapper[data-path="notes.txt"] tr[data-side="new"][data-line="2"] td.d2h-code-side-linenumber',
+      );
+      await line.click();
+      await page.locator('textarea[name="comment"]').fill('Say why two comes before three.');
+      await page.locator('[data-action="save-comment"]').click();
+      await page.getByText('Say why two comes before three.').waitFor();
+      await docScreenshot(page, 'web-review.png');
 
-  it('shows one step run’s changes with run=, and rejects and repairs at a gate', async () => {
-    const record = join(tempDir(), 'claude.jsonl');
-    const app = await webApp({ config: agentConfig({ FAKE_CLAUDE_RECORD: record }) });
-    const { project } = await addProject(app.t, { gated: GATED });
-    const task = await createTask(app.t, {
-      project_id: project.id,
-      title: 'Gated',
-      workflow: 'gated',
+      const send = page.locator('[data-action="send-review"]');
+      expect(await send.textContent()).toBe('Send as follow-up');
+      await send.click();
+      await page.getByTestId('review-sent').waitFor();
+      const prompt = await waitFor(
+        () => prompts(record).find((p) => p.includes('Say why two comes before three.')),
+        20_000,
+      );
+      expect(prompt).toContain('notes.txt:2');
     });
-    await waitState(app.t, task.id, 'awaiting_gate');
-    const page = await browser.page();
-    const runs: string[] = [];
-    page.on('request', (r) => {
-      const u = new URL(r.url());
-      if (u.pathname.endsWith('/diff') && u.searchParams.get('run'))
-        runs.push(u.searchParams.get('run') ?? '');
+
+    it('shows one step run’s changes with run=, and rejects and repairs at a gate', async () => {
+      const record = join(tempDir(), 'claude.jsonl');
+      const app = await webApp({ config: agentConfig({ FAKE_CLAUDE_RECORD: record }) });
+      const { project } = await addProject(app.t, { gated: GATED });
+      const task = await createTask(app.t, {
+        project_id: project.id,
+        title: 'Gated',
+        workflow: 'gated',
+      });
+      await waitState(app.t, task.id, 'awaiting_gate');
+      const page = await browser.page();
+      const runs: string[] = [];
+      page.on('request', (r) => {
+        const u = new URL(r.url());
+        if (u.pathname.endsWith('/diff') && u.searchParams.get('run'))
+          runs.push(u.searchParams.get('run') ?? '');
+      });
+      await signIn(page, app);
+      await page.goto(`${app.base}/ui/#/tasks/${task.id}/review`);
+      await page.getByTestId('file-tree').getByText('extra.txt').waitFor();
+
+      // The second step's own changes: four, and extra.txt.
+      const steps = await app.t.json<Array<{ id: number; step_id: string }>>(
+        'GET',
+        `/v1/tasks/${task.id}/steps`,
+      );
+      const more = steps.find((s) => s.step_id === 'more');
+      await page.getByTestId('diff-run').selectOption(String(more?.id));
+      await waitFor(() => runs.includes(String(more?.id)));
+      // That run added one line to notes.txt (four of the branch's four) and all of extra.txt.
+      const notes = page.getByTestId('file-tree').locator('button', { hasText: 'notes.txt' });
+      await waitFor(async () => (await notes.textContent())?.includes('+1'));
+      await page
+        .locator('.d2h-file-wrapper[data-path="notes.txt"] tr[data-side="new"][data-line="4"]')
+        .waitFor();
+
+      await page
+        .locator(
+          '.d2h-file-wrapper[data-path="extra.txt"] tr[data-side="new"][data-line="1"] td.d2h-code-side-linenumber',
+        )
+        .click();
+      await page.locator('textarea[name="comment"]').fill('extra.txt should not exist.');
+      await page.locator('[data-action="save-comment"]').click();
+      const send = page.locator('[data-action="send-review"]');
+      expect(await send.textContent()).toBe('Reject and repair');
+      await send.click();
+      await page.getByTestId('review-sent').waitFor();
+      await waitFor(
+        () => prompts(record).some((p) => p.includes('extra.txt should not exist.')),
+        20_000,
+      );
     });
-    await signIn(page, app);
-    await page.goto(`${app.base}/ui/#/tasks/${task.id}/review`);
-    await page.getByTestId('file-tree').getByText('extra.txt').waitFor();
-
-    // The second step's own changes: four, and extra.txt.
-    const steps = await app.t.json<Array<{ id: number; step_id: string }>>(
-      'GET',
-      `/v1/tasks/${task.id}/steps`,
-    );
-    const more = steps.find((s) => s.step_id === 'more');
-    await page.getByTestId('diff-run').selectOption(String(more?.id));
-    await waitFor(() => runs.includes(String(more?.id)));
-    // That run added one line to notes.txt (four of the branch's four) and all of extra.txt.
-    const notes = page.getByTestId('file-tree').locator('button', { hasText: 'notes.txt' });
-    await waitFor(async () => (await notes.textContent())?.includes('+1'));
-    await page
-      .locator('.d2h-file-wrapper[data-path="notes.txt"] tr[data-side="new"][data-line="4"]')
-      .waitFor();
-
-    await page
-      .locator(
-        '.d2h-file-wrapper[data-path="extra.txt"] tr[data-side="new"][data-line="1"] td.d2h-code-side-linenumber',
-      )
-      .click();
-    await page.locator('textarea[name="comment"]').fill('extra.txt should not exist.');
-    await page.locator('[data-action="save-comment"]').click();
-    const send = page.locator('[data-action="send-review"]');
-    expect(await send.textContent()).toBe('Reject and repair');
-    await send.click();
-    await page.getByTestId('review-sent').waitFor();
-    await waitFor(
-      () => prompts(record).some((p) => p.includes('extra.txt should not exist.')),
-      20_000,
-    );
-  });
-});
+  },
+);

@@ -29,6 +29,7 @@ async function otherOrigin(): Promise<{ base: string; server: Server }> {
 
 describe.skipIf(skip)(
   `the web board’s security in Chromium${skip ? ` (SKIPPED: ${skip})` : ''}`,
+  { timeout: 90_000 },
   () => {
     let browser: Browser;
     beforeAll(async () => {
