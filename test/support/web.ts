@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { onTestFinished } from 'vitest';
 import { buildTestApp, type TestApp, type TestAppOptions } from './app.js';
 
 export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
@@ -82,7 +83,17 @@ export interface WebApp {
 
 /** The real kernel, listening on a loopback port, serving the built page. */
 export async function webApp(opts: TestAppOptions = {}): Promise<WebApp> {
-  const t = await buildTestApp({ ...opts, kernel: { uiRoots: [UI_DIR], ...opts.kernel } });
+  const t = await buildTestApp({
+    ...opts,
+    keepOpen: true,
+    kernel: { uiRoots: [UI_DIR], ...opts.kernel },
+  });
+  onTestFinished(async () => {
+    const started = Date.now();
+    await t.close();
+    if (process.env.SVC_WEB_DEBUG)
+      process.stderr.write(`webApp closed in ${Date.now() - started} ms\n`);
+  }, 120_000);
   await t.kernel.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = t.kernel.app.server.address() as AddressInfo;
   return { t, base: `http://127.0.0.1:${port}` };
