@@ -1,4 +1,4 @@
-// Issue 23 points 2, 3, 4, 5 and 8: the web board in headless Chromium against the real kernel
+// Issue 23 points 2–6 and 8: the web board in headless Chromium against the real kernel
 // (agent CLIs faked): sign in with a code, see a task appear live and follow it after a dropped
 // stream, approve a gate, answer an agent's question, act on a blocked task, create a task through
 // the form with a field error first. One browser for the file.
@@ -274,6 +274,28 @@ describe.skipIf(skip)(
       const detail = await getTask(app.t, row?.id ?? 0);
       expect(detail.fields).toEqual({ ticket: 'SVC-23', size: 'large' });
       expect(page.url()).toContain(`#/tasks/${row?.id}`);
+      await page.close();
+    });
+
+    it('starts a chat, shows the agent’s reply, and hands the chat off to a task', async () => {
+      const app = await webApp({ config: agentConfig() });
+      await addProject(app.t, {}, { name: 'storefront' });
+      const page = await browser.page();
+      await signIn(page, app);
+      await page.goto(`${app.base}/ui/#/chats`);
+      await page.getByPlaceholder('What do you want to talk about?').fill('Plan the release');
+      await page.getByRole('button', { name: 'New chat' }).click();
+      const chat = page.getByTestId('chat-page');
+      await chat.waitFor();
+      await chat.locator('textarea').fill('Which files change?');
+      await chat.getByRole('button', { name: 'Send', exact: true }).click();
+      await chat.getByText('done: Which files change?').waitFor();
+      await chat.getByRole('button', { name: 'Hand off to a task…' }).click();
+      await page.getByPlaceholder('Task title').fill('Release plan');
+      await page.getByRole('button', { name: 'Create task from this chat' }).click();
+      await page.getByTestId('task-page').waitFor();
+      const [row] = await app.t.json<Array<{ title: string }>>('GET', '/v1/tasks');
+      expect(row?.title).toBe('Release plan');
       await page.close();
     });
   },
