@@ -25,6 +25,7 @@ import { taskReviewCommands } from './commands/task-review.js';
 import { taskCommands } from './commands/tasks.js';
 import { triggerCommands } from './commands/triggers.js';
 import { tuiCommands } from './commands/tui.js';
+import { uiCommands } from './commands/ui.js';
 import { workflowCommands } from './commands/workflow.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { UsageError } from './format.js';
@@ -43,6 +44,7 @@ export const commands: Command[] = [
   ...chatCommands,
   ...agentCommands,
   ...tuiCommands,
+  ...uiCommands,
 ];
 
 function usage(): string {

@@ -13,6 +13,7 @@ import { projectRoutes } from './projects.js';
 import { reviewRoutes } from './review.js';
 import { taskRoutes } from './tasks.js';
 import { triggerRoutes } from './triggers.js';
+import { uiRoutes } from './ui.js';
 import { updateRoutes } from './update.js';
 import { workflowsRoutes } from './workflows.js';
 
@@ -33,4 +34,5 @@ export const routeModules: RouteModule[] = [
   updateRoutes,
   workflowsRoutes,
   agentsRoutes,
+  uiRoutes,
 ];
