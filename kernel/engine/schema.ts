@@ -1,6 +1,7 @@
 /** Request bodies of the task routes (SPEC §4.4, bounds of §8). zod is the single source of truth. */
 import { z } from 'zod';
 import { BOUNDS, boundedString, boundedStringMap } from '../http/fields.js';
+import { branchField } from '../http/ref-fields.js';
 
 const nonBlankPrompt = (field: string) =>
   boundedString(field, BOUNDS.prompt).refine((s) => s.trim() !== '', `${field} must not be blank`);
@@ -11,8 +12,8 @@ export const CreateTaskSchema = z.strictObject({
   description: boundedString('description', BOUNDS.description).optional(),
   workflow: z.string().min(1).max(256).optional(),
   fields: boundedStringMap('fields').optional(),
-  branch_name: boundedString('branch_name', BOUNDS.branch).optional(),
-  base_branch: boundedString('base_branch', BOUNDS.branch).optional(),
+  branch_name: branchField('branch_name', { optionalEmpty: true }).optional(),
+  base_branch: branchField('base_branch').optional(),
   prompt: boundedString('prompt', BOUNDS.prompt).optional(),
   paused: z.boolean().optional(),
   restricted: z.boolean().optional(),
@@ -34,7 +35,7 @@ export const PatchTaskSchema = z.strictObject({
 export const RetrySchema = z.strictObject({
   prompt_override: boundedString('prompt_override', BOUNDS.prompt).optional(),
   run_override: boundedString('run_override', BOUNDS.run_override).optional(),
-  branch_override: boundedString('branch_override', BOUNDS.branch).optional(),
+  branch_override: branchField('branch_override').optional(),
 });
 
 export const RepairSchema = z.strictObject({

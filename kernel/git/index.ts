@@ -2,6 +2,7 @@
  * git: repositories, worktrees and branches, driven through the git CLI with argv only.
  * Uses: nothing but git. Used by: projects, engine, chats, ops. Decision 012 (base refresh).
  */
+export { branchNameProblem, gitBranchNameProblem } from './branch-name.js';
 export {
   type BranchFacts,
   branchExists,

@@ -1,6 +1,7 @@
 /** Request bodies of the project routes (SPEC §4.2); the record's fields are documented in docs/projects.md. */
 import { z } from 'zod';
 import { boundedString } from '../http/fields.js';
+import { branchField, pathField } from '../http/ref-fields.js';
 
 const ProjectName = boundedString('name', 512).refine(
   (s) => s.trim() !== '',
@@ -8,9 +9,9 @@ const ProjectName = boundedString('name', 512).refine(
 );
 
 export const CreateProjectSchema = z.strictObject({
-  path: z.string({ error: 'path is required' }).min(1, 'path is required'),
+  path: pathField('path'),
   name: ProjectName.optional(),
-  default_branch: boundedString('default_branch', 512).optional(),
+  default_branch: branchField('default_branch').optional(),
   default_workflow: z.string().min(1).nullable().optional(),
   max_parallel_tasks: z
     .number()
@@ -22,9 +23,9 @@ export const CreateProjectSchema = z.strictObject({
 });
 
 export const PatchProjectSchema = z.strictObject({
-  path: z.string().min(1).optional(),
+  path: pathField('path').optional(),
   name: ProjectName.optional(),
-  default_branch: boundedString('default_branch', 512).optional(),
+  default_branch: branchField('default_branch').optional(),
   default_workflow: z.string().min(1).nullable().optional(),
   max_parallel_tasks: z
     .number()
