@@ -8,8 +8,8 @@
  * them with `rawBodyOf`; every other route gets only the parsed value.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { clipInput } from '../echo.js';
 import { SvcError } from '../errors.js';
-import { clipInput } from './input-rules.js';
 import { jsonNestsDeeper, MAX_JSON_DEPTH } from './json-depth.js';
 
 declare module 'fastify' {

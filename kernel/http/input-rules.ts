@@ -1,13 +1,13 @@
 /**
- * What a person's text may hold, checked where it enters (decision 186), and how much of it an
- * error message may quote back (decision 189):
+ * What a person's text may hold, checked where it enters (decision 186):
  *   - text (titles, descriptions, prompts, field values, messages): no NUL and no control
  *     character but tab, line feed and carriage return;
  *   - a line (names, paths, branch names): no control character at all;
  *   - a task field name: letters, digits, `_`, `-` and `.`, starting with a letter, digit or `_`
  *     — a grammar in which no name is shell syntax, a template action or a path;
- *   - an error message quotes at most 200 bytes of any input.
+ * An error message quotes at most 200 bytes of any input (kernel/echo.ts, decision 189).
  */
+import { clipInput } from '../echo.js';
 
 export type TextKind = 'text' | 'line';
 
@@ -40,34 +40,4 @@ export const FIELD_NAME_RULE =
 export function fieldNameProblem(name: string): string | null {
   if (FIELD_NAME_PATTERN.test(name)) return null;
   return `field name ${clipInput(name, 64)} is not allowed: a field name has only ${FIELD_NAME_RULE}`;
-}
-
-/** Error messages quote at most this many bytes of an input. */
-export const ECHO_BYTES = 200;
-
-function cut(s: string, max: number): string {
-  let out = '';
-  let used = 0;
-  for (const ch of s) {
-    const n = Buffer.byteLength(ch);
-    if (used + n > max) break;
-    out += ch;
-    used += n;
-  }
-  return out;
-}
-
-/**
- * `s` quoted as JSON for a message, cut to `max` bytes (on a character boundary) with the full
- * length said, so a 6 KB header is never echoed whole.
- */
-export function clipInput(s: string, max = ECHO_BYTES): string {
-  const bytes = Buffer.byteLength(s);
-  return bytes <= max ? JSON.stringify(s) : `${JSON.stringify(cut(s, max))}… (${bytes} bytes)`;
-}
-
-/** `s` as it is when short, else its first `max` bytes and the full length (paths in messages). */
-export function clipText(s: string, max = ECHO_BYTES): string {
-  const bytes = Buffer.byteLength(s);
-  return bytes <= max ? s : `${cut(s, max)}… (${bytes} bytes)`;
 }
