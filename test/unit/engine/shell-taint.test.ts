@@ -303,6 +303,7 @@ describe('shell rendering of the step context', () => {
       'echo K={{range $k, $v := .Task.Fields}}{{$k}} {{end}}{{range $id, $s := .Steps}}{{$id}}{{end}}',
       ctx({ [`$(touch ${MARKER})`]: 'v' }),
     );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's own ${…}, not JavaScript's
     expect(out.text).toBe('echo K="${SVC_TEMPLATE_1}" plan');
     expect(out.env).toEqual({ SVC_TEMPLATE_1: `$(touch ${MARKER})` });
   });
