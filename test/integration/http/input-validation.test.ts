@@ -293,4 +293,25 @@ describe('deep JSON and echoed headers', () => {
     expect(res.body).not.toMatch(/y{201}/);
     expect(res.body).toContain('(6002 bytes)');
   });
+
+  it('quotes at most 200 bytes of a workflow name it cannot find', async () => {
+    const { t, project } = await world();
+    const name = 'w'.repeat(250);
+    const read = await t.api('GET', `/v1/workflows/definition?name=${name}`);
+    expect(read.statusCode, read.body).toBe(404);
+    const create = await postTask(t, { project_id: project.id, title: 'x', workflow: name });
+    expect(create.statusCode, create.body).toBe(400);
+    // The patch body's name and file have no bound of their own below the 4 MiB body.
+    const patch = await t.api('PATCH', '/v1/workflows', {
+      name: 'w'.repeat(5000),
+      file: 'f'.repeat(5000),
+      version: 'v',
+      ops: [],
+    });
+    expect(patch.statusCode, patch.body).toBe(404);
+    for (const res of [read, create, patch]) expect(res.body).not.toMatch(/[wf]{201}/);
+    expect(read.body).toContain('(250 bytes)');
+    expect(create.body).toContain('(250 bytes)');
+    expect(patch.body).toContain('(5000 bytes)');
+  });
 });
