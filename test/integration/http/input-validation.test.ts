@@ -123,6 +123,12 @@ describe('field names', () => {
     expect(r.isError).toBe(true);
     expect(JSON.stringify(r.body)).toMatch(/field name .* is not allowed/);
     expect(await taskCount(t)).toBe(before);
+    // An MCP client learns the grammar from the tool's schema before it tries.
+    const { tools } = await client.listTools();
+    const fields = tools.find((x) => x.name === 'tasks_create')?.inputSchema.properties?.fields as
+      | { description?: string }
+      | undefined;
+    expect(fields?.description).toContain('letters, digits, "_", "-" and "."');
   });
 });
 
