@@ -390,6 +390,8 @@ export const taskLogs: Command = {
     };
     // Subscribe before reading the transcripts, so nothing written in between is lost: a live
     // chunk carries its transcript offset, and only chunks past what was read are printed.
+    const only =
+      typeof ctx.options.run === 'string' ? positiveId(ctx.options.run, '--run') : undefined;
     const frames: Frame[] = [];
     let deliver: ((f: Frame) => boolean) | null = null;
     let stop = false;
@@ -406,22 +408,27 @@ export const taskLogs: Command = {
           { signal: ac.signal },
         ).catch(() => {})
       : Promise.resolve();
+    // A refused read ends the stream too: left open, it kept the process alive (issue 20).
+    const closing = <T>(p: Promise<T>): Promise<T> =>
+      p.catch(async (err: unknown) => {
+        ac.abort();
+        await following;
+        throw err;
+      });
     const readUpTo = new Map<number, number>();
-    const steps = await client.get<Step[]>(`/v1/tasks/${id}/steps`);
-    const only =
-      typeof ctx.options.run === 'string' ? positiveId(ctx.options.run, '--run') : undefined;
+    const steps = await closing(client.get<Step[]>(`/v1/tasks/${id}/steps`));
     for (const s of steps) {
       if ((only !== undefined && s.id !== only) || !s.has_transcript) continue;
       ctx.out(
         `── ${s.step_id} attempt ${s.attempt}${s.iteration > 0 ? ` iteration ${s.iteration}` : ''} (${s.state})`,
       );
-      const res = await client.raw('GET', `/v1/tasks/${id}/steps/${s.id}/transcript`);
+      const res = await closing(client.raw('GET', `/v1/tasks/${id}/steps/${s.id}/transcript`));
       if (!res.ok) continue;
       readUpTo.set(s.id, Number(res.headers.get('x-next-offset') ?? 0));
       for (const line of (await res.text()).split('\n')) if (line) print(line);
     }
     if (!ctx.options.follow) return EXIT.ok;
-    const task = await client.get<Task>(`/v1/tasks/${id}`);
+    const task = await closing(client.get<Task>(`/v1/tasks/${id}`));
     const handle = (f: Frame): boolean => {
       const data = f.data ? (JSON.parse(f.data) as Record<string, unknown>) : {};
       const runId = typeof data.run_id === 'number' ? data.run_id : -1;
