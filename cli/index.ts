@@ -12,6 +12,7 @@ import { configCommands } from './commands/config.js';
 import { daemonCommands } from './commands/daemon.js';
 import { doctorCommands } from './commands/doctor.js';
 import { maintenanceCommands } from './commands/maintenance.js';
+import { mcpCommands } from './commands/mcp.js';
 import { projectCommands } from './commands/projects.js';
 import { taskAgentCommands } from './commands/task-agent.js';
 import { taskCommands } from './commands/tasks.js';
@@ -33,6 +34,7 @@ export const commands: Command[] = [
   ...taskAgentCommands,
   ...chatCommands,
   ...agentCommands,
+  ...mcpCommands,
   ...tuiCommands,
 ];
 

@@ -13,7 +13,7 @@ const GROUPS = [
 describe('svc <group> --help', () => {
   it('covers the groups a user meets', () => {
     expect(GROUPS).toEqual(
-      expect.arrayContaining(['chat', 'task', 'project', 'daemon', 'config', 'trigger']),
+      expect.arrayContaining(['chat', 'task', 'project', 'daemon', 'config', 'trigger', 'mcp']),
     );
   });
 
