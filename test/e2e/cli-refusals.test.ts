@@ -30,9 +30,11 @@ async function world() {
     return Number(/^chat (\d+)/.exec(r.out)?.[1]);
   };
   const chatState = async (id: number) =>
-    (JSON.parse((await cli(env, 'chat', 'show', String(id), '--json')).out) as {
-      chat: { state: string };
-    }).chat.state;
+    (
+      JSON.parse((await cli(env, 'chat', 'show', String(id), '--json')).out) as {
+        chat: { state: string };
+      }
+    ).chat.state;
   return { env, newChat, chatState };
 }
 
