@@ -68,6 +68,12 @@ export class McpRelay {
   private readonly stdio: StdioServerTransport;
   /** Messages from the client are relayed in order, one at a time. */
   private queue: Promise<void> = Promise.resolve();
+  /**
+   * The client has gone and the session is being ended: the daemon then closes the session's
+   * event stream, which the SDK reports as an error ("Maximum reconnection attempts (0)
+   * exceeded") that is no failure and must not read like one in the client's server log.
+   */
+  private closing = false;
 
   constructor(
     private readonly sdk: RelaySdk,
@@ -97,6 +103,7 @@ export class McpRelay {
     await this.stdio.start();
     await ended;
     await this.queue;
+    this.closing = true;
     const up = this.upstream;
     this.upstream = null;
     if (up) {
@@ -195,7 +202,9 @@ export class McpRelay {
       },
     });
     transport.onmessage = (m) => this.fromDaemon(m, transport);
-    transport.onerror = (err) => this.log(`daemon stream: ${err.message}`);
+    transport.onerror = (err) => {
+      if (!this.closing) this.log(`daemon stream: ${err.message}`);
+    };
     await transport.start();
     const up = { transport, generation };
     if (this.initialize) {

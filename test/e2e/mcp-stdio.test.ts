@@ -84,4 +84,17 @@ describe.skipIf(!HAVE_BUILD)('svc mcp stdio', () => {
     );
     await client.close();
   }, 120_000);
+
+  it('a client that leaves ends the session quietly: no error in its server log', async () => {
+    const dirs = dirsIn(tempDir('svc-e2e-stdio-'));
+    const daemon = await startDaemon(dirs);
+    onTestFinished(() => daemon.stop());
+    const { client, transport, stderr } = relay(dirs);
+    await client.connect(transport);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    // close() ends the relay's stdin and waits for the process to exit, its stderr read to the end.
+    await client.close();
+    // Closing the session closes its event stream; the SDK calls that an error, the relay not.
+    expect(stderr().trim().split('\n')).toEqual([expect.stringMatching(/^svc mcp: connected to /)]);
+  }, 60_000);
 });
