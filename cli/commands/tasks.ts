@@ -8,11 +8,18 @@ import { EXIT } from '../exit-codes.js';
 import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
 import { type Frame, followStream } from '../sse.js';
 import type { StepRun } from '../tui/model.js';
+import {
+  chatLockLines,
+  FORGE_CREATE_OPTIONS,
+  forgeCreateBody,
+  forgeLines,
+  type TaskLinks,
+} from './task-links.js';
 
 /** A step run as `GET /v1/tasks/{id}/steps` answers it; the board reads the same rows. */
 type Step = StepRun;
 
-export interface Task {
+export interface Task extends TaskLinks {
   id: number;
   project_id: number;
   project_name?: string;
@@ -44,16 +51,6 @@ export interface Task {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
-  open_chat_id?: number;
-  forge_issue?: { number: number; url: string; state: string; repo: string };
-  forge_pull?: {
-    number: number;
-    url: string;
-    repo: string;
-    head_ref: string;
-    fork: boolean;
-    live?: { state: string | null; error?: string | null };
-  };
 }
 
 const TERMINAL = new Set([
@@ -98,33 +95,12 @@ function printTask(ctx: CommandContext, t: Task): void {
     lines.push(
       `  branch    ${t.branch.name}: ${t.branch.result}${t.branch.error ? ` (${t.branch.error})` : ''}`,
     );
-  if (t.open_chat_id)
-    lines.push(
-      `  chat      ${t.open_chat_id} is open on this task and locks it (svc chat close ${t.open_chat_id} lifts the lock)`,
-    );
+  lines.push(...chatLockLines(t));
   lines.push(`  actions   ${t.available_actions.join(', ') || '(none)'}`);
   if (t.steps) {
     lines.push('', timeline(t));
   }
   ctx.out(lines.join('\n'));
-}
-
-/**
- * The issue or pull request a task came from, with its state: an issue's as it was at creation
- * (the snapshot is never re-read), a pull request's as the reconciler last saw it.
- */
-function forgeLines(t: Task): string[] {
-  const out: string[] = [];
-  if (t.forge_issue)
-    out.push(`  issue     #${t.forge_issue.number} ${t.forge_issue.state}  ${t.forge_issue.url}`);
-  if (t.forge_pull) {
-    const p = t.forge_pull;
-    const state = p.live?.state ?? 'not checked yet';
-    out.push(
-      `  pull      #${p.number} ${state}${p.live?.error ? ` (last check: ${p.live.error})` : ''}  ${p.url}${p.fork ? ' (from a fork)' : ''}`,
-    );
-  }
-  return out;
 }
 
 /** The step timeline: one line per step index, attempts folded, groups and loops indented. */
@@ -232,24 +208,14 @@ export const taskCreate: Command = {
     effort: { type: 'string', description: 'effort override' },
     'max-cost': { type: 'string', description: 'cost cap in USD for this task' },
     'idempotency-key': { type: 'string', description: 'makes retries of this command safe' },
-    issue: {
-      type: 'string',
-      description: 'start from this issue of the project’s code host (prefills title, description)',
-    },
-    pull: {
-      type: 'string',
-      description: 'work on this pull request: its branch, fetched at admission',
-    },
+    ...FORGE_CREATE_OPTIONS,
     ...JSON_OPTION,
   },
   async run(ctx) {
     const o = ctx.options;
     if (typeof o.project !== 'string') throw new UsageError('--project is required');
     const body: Record<string, unknown> = { project_id: positiveId(o.project, '--project') };
-    if (typeof o.issue === 'string' && typeof o.pull === 'string')
-      throw new UsageError('give --issue or --pull, not both');
-    if (typeof o.issue === 'string') body.forge_issue = positiveId(o.issue, '--issue');
-    if (typeof o.pull === 'string') body.forge_pull = positiveId(o.pull, '--pull');
+    forgeCreateBody(o, body);
     for (const [opt, key] of [
       ['title', 'title'],
       ['description', 'description'],
