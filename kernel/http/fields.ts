@@ -3,7 +3,7 @@
  * field and the limit (`title is over 1 KiB (1024 bytes)`).
  */
 import { z } from 'zod';
-import { controlProblem, FIELD_NAME_RULE, fieldNameProblem, type TextKind } from './input-rules.js';
+import { controlProblem, fieldNameProblem, type TextKind } from './input-rules.js';
 
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
@@ -81,8 +81,5 @@ export function boundedStringMap(field: string) {
           });
         }
       }
-    })
-    .describe(
-      `Values of the workflow's fields by name. A name has only ${FIELD_NAME_RULE}, at most ${BOUNDS.field_key} bytes; a value is text without NUL or control characters (tab and line breaks are fine).`,
-    );
+    });
 }
