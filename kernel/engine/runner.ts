@@ -106,12 +106,24 @@ export class Runner {
     return this.active.has(taskId);
   }
 
+  /** Resolves once no attempt of the task is live (a cancelled one has stopped its process). */
+  async settled(taskId: number): Promise<void> {
+    await this.active.get(taskId)?.done;
+  }
+
   get activeCount(): number {
     return this.active.size;
   }
 
   start(taskId: number): void {
-    if (this.active.has(taskId)) return;
+    const live = this.active.get(taskId);
+    if (live) {
+      // Admitted again before the loop that re-queued it has returned (a lane settled while its
+      // parent's join looked, runner.applyFlow): start once that loop is gone, or the task would
+      // sit in running with nothing running it.
+      void live.done.then(() => this.start(taskId));
+      return;
+    }
     const ac = new AbortController();
     const entry: Active = { ac, reason: null, done: Promise.resolve() };
     entry.done = this.loop(taskId, entry)
