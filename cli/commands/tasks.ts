@@ -43,7 +43,14 @@ export interface Task {
   warnings?: string[];
   steps?: Step[];
   workflow_steps?: Array<{ index: number; id: string; name: string; type: string }>;
-  children?: { total: number; settled: number; by_state: Record<string, number> };
+  children?: {
+    total: number;
+    settled: number;
+    by_state: Record<string, number>;
+    merged?: number;
+    unmerged?: number;
+    left_out?: Array<{ task_id: number; lane_id: string; branch: string; reason: string }>;
+  };
   loop?: { iteration: number; max_iterations: number; total?: number; item?: string };
   readmitted?: number;
   branch?: { name: string; result: string; error?: string };
@@ -80,10 +87,18 @@ function printTask(ctx: CommandContext, t: Task): void {
   if (t.cost_usd !== undefined && t.cost_usd !== null)
     lines.push(`  cost      $${t.cost_usd.toFixed(4)}`);
   if (t.parent_task_id) lines.push(`  lane      ${t.lane_id} of task ${t.parent_task_id}`);
-  if (t.children)
+  if (t.children) {
+    const c = t.children;
+    const merges =
+      c.merged !== undefined ? `, ${c.merged} merged, ${c.unmerged ?? 0} not merged` : '';
     lines.push(
-      `  lanes     ${t.children.settled}/${t.children.total} settled ${JSON.stringify(t.children.by_state)}`,
+      `  lanes     ${c.settled}/${c.total} settled ${JSON.stringify(c.by_state)}${merges}`,
     );
+    for (const l of c.left_out ?? [])
+      lines.push(
+        `  left out  lane ${l.lane_id} (task ${l.task_id}, ${l.reason}): branch ${l.branch}`,
+      );
+  }
   if (t.loop)
     lines.push(
       `  loop      ${t.loop.iteration}/${t.loop.total ?? t.loop.max_iterations}${t.loop.item ? ` item=${t.loop.item}` : ''}`,
@@ -547,6 +562,11 @@ export const taskCommands: Command[] = [
   action('skip', 'Skip the step a task is blocked or gated at'),
   action('approve', 'Approve the gate a task waits at'),
   action('reject', 'Reject the gate a task waits at'),
+  action(
+    'merge-finished',
+    'At a fan-out join: cancel lanes still working, merge every finished lane, record the rest as left out',
+    'merge_finished',
+  ),
   action(
     'retry',
     'Retry a blocked task (optionally overriding the step’s prompt or command, or renaming its branch)',

@@ -19,6 +19,7 @@ import { StepRunsTable, type Store, type TaskRow, TasksTable } from '../store/in
 import { TaskActions } from './actions.js';
 import { type CreateOptions, TaskCreator } from './create.js';
 import { InputBroker } from './input.js';
+import { laneCounts } from './lane-merges.js';
 import { loopView } from './loop-view.js';
 import { jsonOr, SETTLED_STATES, type WorkflowSnapshot } from './model.js';
 import type { AgentPort, ForgePort, WorkflowPort } from './ports.js';
@@ -288,7 +289,7 @@ export class Engine {
       steps: this.runs.ofTask(id).map((r) => stepRunView(r, task.step_total)),
     };
     const children = childrenRollup(this.d.store.db, id);
-    if (children) detail.children = children;
+    if (children) detail.children = { ...children, ...laneCounts(this.d.store.db, id) };
     return detail;
   }
 

@@ -21,7 +21,9 @@ import {
 } from '../store/index.js';
 import { type AttemptDeps, type AttemptResult, closeRow, runAttempt } from './attempt.js';
 import { buildContext } from './context.js';
+import { finishJoin } from './finish-join.js';
 import { runFlow } from './flow.js';
+import { unmergedPaths } from './lane-merges.js';
 import {
   durationMs,
   type FollowUpSpec,
@@ -424,6 +426,20 @@ export class Runner {
         return 'next';
       }
     }
+    if (task.join_request && task.worktree_path) {
+      // A human's merge_finished (decision 192): this join merges what finished, whatever the step.
+      const outcome = await finishJoin(deps, task, step, index);
+      deps.states.patch(task.id, 'running', { join_request: null });
+      return this.applyFlow(task, snapshot, step, index, outcome);
+    }
+    // Never over unmerged paths (decision 190): the step would build on, or commit, conflict markers.
+    const unmerged = task.worktree_path ? await unmergedPaths(task.worktree_path) : [];
+    if (unmerged.length > 0)
+      return this.block(
+        task,
+        'merge_conflict',
+        `unmerged paths in the worktree before step ${step.id}: ${unmerged.join(', ')}; resolve and stage them (or abort the merge), then retry`,
+      );
     if (stepType.flow) {
       const outcome = await runFlow(deps, task, project, snapshot, step, index, entry.ac.signal);
       return this.applyFlow(task, snapshot, step, index, outcome);
