@@ -20,7 +20,7 @@ import { formatBytes } from '../format.js';
 export const backup: Command = {
   name: 'backup',
   summary:
-    'Write a backup archive (database, transcripts, workflows) while the daemon runs; default ./svc-backup-<time>.tar.gz',
+    'Write a backup archive (database, transcripts, workflows, triggers, config.yaml) while the daemon runs; default ./svc-backup-<time>.tar.gz',
   usage: 'svc backup [path]',
   options: JSON_OPTION,
   async run(ctx) {
@@ -65,7 +65,7 @@ export const restore: Command = {
           `restored ${r.archive} (taken ${r.created_at} by svc ${r.svc_version}, schema ${r.schema_version})`,
         );
         ctx.out(
-          `${r.tasks} tasks, ${r.step_runs} step runs, ${r.transcript_files} transcript files, ${r.workflow_files} workflow files`,
+          `${r.tasks} tasks, ${r.step_runs} step runs, ${r.transcript_files} transcript files, ${r.workflow_files} workflow files, ${r.trigger_files} trigger files${r.config_file ? ', config.yaml' : ''}`,
         );
         if (r.displaced) ctx.out(`previous data moved to ${r.displaced}`);
         if (r.missing_worktrees > 0)
