@@ -68,9 +68,13 @@ export const restore: Command = {
           `${r.tasks} tasks, ${r.step_runs} step runs, ${r.transcript_files} transcript files, ${r.workflow_files} workflow files, ${r.trigger_files} trigger files${r.config_file ? ', config.yaml' : ''}`,
         );
         if (r.displaced) ctx.out(`previous data moved to ${r.displaced}`);
+        if (r.rewritten_worktrees > 0)
+          ctx.out(
+            `${r.rewritten_worktrees} worktree path${r.rewritten_worktrees === 1 ? '' : 's'} moved under ${ctx.paths.worktreesDir}: a restore never works in another installation's directories`,
+          );
         if (r.missing_worktrees > 0)
           ctx.out(
-            `${r.missing_worktrees} task worktree${r.missing_worktrees === 1 ? ' is' : 's are'} not on this machine (archives hold no worktrees); see svc orphans`,
+            `${r.missing_worktrees} task worktree${r.missing_worktrees === 1 ? ' is' : 's are'} not here (archives hold no worktrees): each is cut again from its branch when its task next runs, or the task blocks worktree_missing while another checkout holds that branch`,
           );
         ctx.out('start the daemon with `svc daemon start`');
       }

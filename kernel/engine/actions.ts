@@ -40,6 +40,7 @@ import { repairPrompt } from './repair.js';
 import type { Runner } from './runner.js';
 import type { TaskStates } from './state.js';
 import { ACTION_FROM, actionAllowed, type HumanAction } from './transitions.js';
+import { isForeignWorktree } from './worktree.js';
 
 export interface ActionDeps {
   store: Store;
@@ -54,6 +55,8 @@ export interface ActionDeps {
   workflows: WorkflowPort;
   agents: AgentPort;
   transcriptsDir: string;
+  /** This installation's worktrees: another's are never removed (decision 194). */
+  worktreesDir?: string;
   /** The open chat linked to a task (SPEC §3.2 rule 4); chats wire this up. */
   openChat(taskId: number): number | null;
   /** Stops and closes a task's linked chat when the task is cancelled. */
@@ -588,7 +591,12 @@ export class TaskActions {
       });
     }
     const force = opts.force === true;
-    if (!force && (await worktreeDirty(first))) {
+    // A worktree of another installation (a copied database) is left where it is (decision 194).
+    const foreign =
+      first.worktree_path !== null &&
+      this.d.worktreesDir !== undefined &&
+      isForeignWorktree(first.worktree_path, this.d.worktreesDir);
+    if (!force && !foreign && (await worktreeDirty(first))) {
       throw new SvcError(
         'invalid_state',
         `the worktree of task ${id} has uncommitted changes; commit them or archive with force`,
@@ -603,7 +611,7 @@ export class TaskActions {
         await this.archive(child.id, { force, human: false });
     }
     const project = this.d.projects.require(first.project_id);
-    await dropWorktree(project.path, first, force);
+    if (!foreign) await dropWorktree(project.path, first, force);
     const task = this.act(id, 'archive', (t) =>
       this.d.states.move(t.id, t.state, 'archived', {
         worktree_path: null,

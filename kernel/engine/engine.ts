@@ -27,6 +27,7 @@ import { Precutter } from './precut.js';
 import { type RecoveryReport, recover } from './recovery.js';
 import { Runner } from './runner.js';
 import { type CreateTask, LIST_PAGE_DEFAULT } from './schema.js';
+import { isForeignWorktree } from './worktree.js';
 
 /** No default page for lanes: fan_out caps bound them (SPEC §8), and they have no cursor. */
 const LANES_UNPAGED = 1_000_000;
@@ -159,6 +160,7 @@ export class Engine {
       workflows: d.workflows,
       agents: d.agents,
       transcriptsDir: d.paths.transcriptsDir,
+      worktreesDir: d.paths.worktreesDir,
       openChat: (id) => this.openChat(id),
       closeChatForCancel: (id) => this.closeChatForCancel(id),
       answerInput: (task, body) => this.input.answer(task, body),
@@ -223,6 +225,7 @@ export class Engine {
       this.states,
       this.d.clock,
       this.d.logger,
+      this.d.paths.transcriptsDir,
     );
     this.d.scheduler.start({
       admit: (task) => {
@@ -386,7 +389,12 @@ export class Engine {
       if (!['done', 'aborted'].includes(t.state)) this.actions.cancel(t.id);
       // A worktree cut ahead for a task that waited is given back while its row still exists.
       await this.precut.settled(t.id);
-      if (t.worktree_path && existsSync(t.worktree_path)) {
+      // Another installation's worktree (a copied database) is never removed (decision 194).
+      if (
+        t.worktree_path &&
+        existsSync(t.worktree_path) &&
+        !isForeignWorktree(t.worktree_path, this.d.paths.worktreesDir)
+      ) {
         try {
           await removeWorktree(project.path, t.worktree_path, true);
         } catch {

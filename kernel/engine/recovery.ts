@@ -26,13 +26,21 @@ export function recover(
   states: TaskStates,
   clock: Clock,
   logger: Logger,
+  /** This installation's transcripts: a run writing elsewhere was another's (decision 194). */
+  transcriptsDir?: string,
 ): RecoveryReport {
   const report: RecoveryReport = { closed_runs: 0, requeued_tasks: 0, killed_orphans: 0 };
   const now = formatMs(clock.now());
   for (const row of runs.allOpen()) {
     const task = tasks.get(row.task_id);
     if (task && KEEPS_OPEN_ROWS.has(task.state) && row.pid === null) continue;
-    if (row.pid !== null && killOrphan(row.pid, row.proc_started_at)) report.killed_orphans++;
+    // A database copied from another installation names that one's processes: never stop them.
+    const ours =
+      !transcriptsDir ||
+      row.transcript_path === null ||
+      row.transcript_path.startsWith(`${transcriptsDir}/`);
+    if (row.pid !== null && ours && killOrphan(row.pid, row.proc_started_at))
+      report.killed_orphans++;
     store.tx(() =>
       runs.update(row.id, {
         state: 'interrupted',

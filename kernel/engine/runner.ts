@@ -41,7 +41,7 @@ import type { WorkflowPort } from './ports.js';
 import type { Precutter } from './precut.js';
 import { evaluateGuard } from './render.js';
 import type { TaskStates } from './state.js';
-import { prepareWorktree } from './worktree.js';
+import { isForeignWorktree, prepareWorktree } from './worktree.js';
 
 export interface RunnerDeps extends AttemptDeps {
   tasks: TasksTable;
@@ -216,7 +216,11 @@ export class Runner {
         return;
       }
     }
-    if (!task.worktree_path || !existsSync(task.worktree_path)) {
+    if (
+      !task.worktree_path ||
+      !existsSync(task.worktree_path) ||
+      isForeignWorktree(task.worktree_path, deps.worktreesDir)
+    ) {
       const admitted = task;
       // On the task's worktree chain (precut.ts): after a cut in flight, before a removal a cancel
       // asks for; the row names the worktree inside it, so that removal finds it claimed.

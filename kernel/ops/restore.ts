@@ -1,5 +1,5 @@
 /**
- * Restoring a backup archive (SPEC §4.1 backup rule 4, decisions 062, 195): client-side, with the daemon
+ * Restoring a backup archive (SPEC §4.1 backup rule 4, decisions 062, 194, 195): client-side, with the daemon
  * down. `svc restore` takes the data directory's daemon lock for the whole operation, so a daemon
  * cannot be running and cannot start half-way through.
  *
@@ -11,8 +11,12 @@
  * owner-only, so an armed trigger, its cursor and its ledger meet again (decision 195).
  * Step runs name their transcript by absolute path, so paths under the archive's old transcripts
  * directory are rewritten to this data directory (a restore into a fresh directory keeps every
- * transcript readable). Worktrees are not in an archive; rows keep their worktree paths, and those
- * that no longer exist are counted (gc reports them as mismatches, SPEC §2.9).
+ * transcript readable). Worktrees are not in an archive. A restore is a copy, never a link to
+ * the original (decision 194): worktree paths under the archive's data directory are rewritten to
+ * this one, so a live task is cut again here from its branch (or blocks `worktree_missing` while
+ * the original still has that branch checked out) and never runs in the other installation's
+ * directories; the pids of step runs left open are cleared, since those processes are the other
+ * installation's and crash recovery must never stop them. Missing worktrees are counted.
  */
 import {
   chmodSync,
@@ -63,6 +67,8 @@ export interface RestoreResult {
   config_file: boolean;
   /** Step runs whose transcript path was moved to this data directory. */
   rewritten_paths: number;
+  /** Task and chat rows whose worktree path was moved to this data directory (decision 194). */
+  rewritten_worktrees: number;
   /** Rows whose worktree directory does not exist here. */
   missing_worktrees: number;
   /** Where existing data was moved (force), or null. */
@@ -282,6 +288,16 @@ export async function restoreBackup(
         manifest.transcripts_dir,
         paths.transcriptsDir,
       );
+      const rewrittenWorktrees = rewritePrefix(
+        db,
+        'worktree_path',
+        join(manifest.data_dir, 'worktrees'),
+        paths.worktreesDir,
+      );
+      // Processes of runs left open belong to the installation the backup was taken from.
+      db.prepare(
+        "UPDATE step_runs SET pid = NULL, proc_started_at = NULL WHERE state = 'running'",
+      ).run();
       const worktrees = db
         .prepare('SELECT worktree_path FROM tasks WHERE worktree_path IS NOT NULL')
         .pluck()
@@ -298,6 +314,7 @@ export async function restoreBackup(
         trigger_files: hasTriggers ? countFiles(paths.triggersDir) : 0,
         config_file: hasConfig,
         rewritten_paths: rewritten,
+        rewritten_worktrees: rewrittenWorktrees,
         missing_worktrees: worktrees.filter((p) => !existsSync(p)).length,
         displaced,
       };
