@@ -40,6 +40,7 @@ export interface Task {
   cost_usd?: number | null;
   parent_task_id: number | null;
   lane_id: string | null;
+  prompt?: string | null;
   warnings?: string[];
   steps?: Step[];
   workflow_steps?: Array<{ index: number; id: string; name: string; type: string }>;
@@ -82,6 +83,12 @@ function printTask(ctx: CommandContext, t: Task): void {
   lines.push(
     `  workflow  ${t.workflow}   step ${Math.min(t.current_step + 1, t.step_total)}/${t.step_total}`,
   );
+  if (t.prompt) {
+    const [first = '', ...rest] = t.prompt.trim().split('\n');
+    lines.push(
+      `  prompt    ${truncate(first, 100)}${rest.length > 0 ? ` (+${rest.length} lines)` : ''}`,
+    );
+  }
   if (t.branch_name) lines.push(`  branch    ${t.branch_name} (from ${t.base_branch})`);
   if (t.worktree_path) lines.push(`  worktree  ${t.worktree_path}`);
   if (t.cost_usd !== undefined && t.cost_usd !== null)

@@ -277,8 +277,9 @@ export class Engine {
     return this.actions.load(id);
   }
 
+  /** Every task response but list rows, which leave out the prompt (up to 1 MiB each). */
   view(task: TaskRow): Record<string, unknown> {
-    return taskView(task, this.viewContext());
+    return { ...taskView(task, this.viewContext()), prompt: task.prompt };
   }
 
   detail(id: number): Record<string, unknown> {
@@ -288,6 +289,7 @@ export class Engine {
     const snap = jsonOr<WorkflowSnapshot | null>(task.workflow_snapshot, null);
     const detail: Record<string, unknown> = {
       ...row,
+      prompt: task.prompt,
       workflow_steps: workflowStepsView(snap),
       steps: this.runs.ofTask(id).map((r) => stepRunView(r, task.step_total)),
     };

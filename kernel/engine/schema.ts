@@ -13,7 +13,11 @@ export const CreateTaskSchema = z.strictObject({
   fields: boundedStringMap('fields').optional(),
   branch_name: boundedString('branch_name', BOUNDS.branch).optional(),
   base_branch: boundedString('base_branch', BOUNDS.branch).optional(),
-  prompt: boundedString('prompt', BOUNDS.prompt).optional(),
+  prompt: boundedString('prompt', BOUNDS.prompt)
+    .optional()
+    .describe(
+      'Instructions for the task’s agent, beyond title and description (at most 1 MiB). Templates read it as {{.Task.Prompt}} (the built-in adhoc workflow does); a workflow that never reads it gets it at the top of its first agent step; one with no agent step answers a warning that nothing sees it.',
+    ),
   paused: z.boolean().optional(),
   restricted: z.boolean().optional(),
   max_task_cost_usd: z.number().min(0, 'max_task_cost_usd must not be negative').optional(),
