@@ -35,6 +35,7 @@ const TOOLS = [
   'tasks_create',
   'tasks_follow_up',
   'tasks_list',
+  'tasks_merge_finished',
   'tasks_pause',
   'tasks_reject',
   'tasks_repair',
