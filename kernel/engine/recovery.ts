@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { type Clock, formatMs } from '../clock/index.js';
 import { killOrphan } from '../proc/index.js';
 import type { StepRunsTable, Store, TasksTable } from '../store/index.js';
+import { isWithin } from '../within.js';
 import type { TaskStates } from './state.js';
 
 const KEEPS_OPEN_ROWS = new Set(['awaiting_gate', 'awaiting_children']);
@@ -38,7 +39,7 @@ export function recover(
     const ours =
       !transcriptsDir ||
       row.transcript_path === null ||
-      row.transcript_path.startsWith(`${transcriptsDir}/`);
+      isWithin(row.transcript_path, transcriptsDir);
     if (row.pid !== null && ours && killOrphan(row.pid, row.proc_started_at))
       report.killed_orphans++;
     store.tx(() =>

@@ -24,6 +24,7 @@ import {
   restoreWorktree,
 } from '../git/index.js';
 import type { TaskRow } from '../store/index.js';
+import { isWithin } from '../within.js';
 import type { WorkflowSnapshot } from './model.js';
 import { preparePullBranch } from './pull.js';
 
@@ -31,9 +32,12 @@ export type AdmissionVerdict =
   | { ok: true; worktree: string }
   | { ok: false; reason: string; detail: string };
 
-/** A worktree path outside this installation's worktrees directory (decision 194). */
+/**
+ * A worktree path outside this installation's worktrees directory (decision 194), judged on real
+ * paths too: a data directory reached through a link is still ours.
+ */
 export function isForeignWorktree(path: string, worktreesDir: string): boolean {
-  return !path.startsWith(`${worktreesDir}/`);
+  return !isWithin(path, worktreesDir);
 }
 
 export function platformAdmits(

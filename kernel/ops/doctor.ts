@@ -16,6 +16,7 @@ import { readConfigFile } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
 import type { Db } from '../store/index.js';
 import { TASK_STATES, type TaskState } from '../task-states.js';
+import { isWithin } from '../within.js';
 import type { AgentFacts } from './agent-facts.js';
 import type { BackupStatus } from './backup.js';
 import type { ContainerGroup } from './container-facts.js';
@@ -246,13 +247,16 @@ export function tasksGroup(db: Db, worktreesDir: string): TasksGroup {
           GROUP BY t.id ORDER BY t.id`,
       )
       .all(...UNRECONCILED_STATES) as Unreconciled[];
-    const foreign_worktrees = db
-      .prepare(
-        `SELECT id AS task_id, state, worktree_path FROM tasks
+    // The SQL narrows by spelling; real paths then keep a data directory reached through a link.
+    const foreign_worktrees = (
+      db
+        .prepare(
+          `SELECT id AS task_id, state, worktree_path FROM tasks
           WHERE worktree_path IS NOT NULL AND state <> 'archived'
             AND substr(worktree_path, 1, ?) <> ? ORDER BY id`,
-      )
-      .all(worktreesDir.length + 1, `${worktreesDir}/`) as ForeignWorktree[];
+        )
+        .all(worktreesDir.length + 1, `${worktreesDir}/`) as ForeignWorktree[]
+    ).filter((f) => !isWithin(f.worktree_path, worktreesDir));
     return {
       known: true,
       total: Object.values(counts).reduce((a, b) => a + b, 0),
