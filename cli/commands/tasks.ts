@@ -209,7 +209,11 @@ export const taskCreate: Command = {
       multiple: true,
       description: 'a workflow field, name=value (repeatable)',
     },
-    prompt: { type: 'string', description: 'the prompt for an adhoc task' },
+    prompt: {
+      type: 'string',
+      description:
+        'instructions for the agent: templates read .Task.Prompt, else it opens the first agent step',
+    },
     branch: { type: 'string', description: 'branch name, used verbatim' },
     base: { type: 'string', description: 'base branch (default: the project’s)' },
     priority: { type: 'string', description: 'higher runs first' },
