@@ -359,6 +359,10 @@ describe('fan_out', () => {
       blocked: [],
       awaiting_gate: [],
       cost_usd: null,
+      // Both lanes' work reached the branch, and none was left out (decision 191).
+      merged: 2,
+      unmerged: 0,
+      left_out: [],
     });
     expect((await t.json<TaskJson[]>('GET', '/v1/tasks')).map((r) => r.id)).toEqual([task.id]);
     const parked = t.kernel.services.events
