@@ -109,12 +109,25 @@ export interface ActionView {
    * `skip` over a merge in progress, `merge_finished` where no fan-out join waits.
    */
   withheld?: readonly HumanAction[];
+  /** The task has a worktree (absent: not known, nothing narrowed). */
+  hasWorktree?: boolean;
 }
+
+/**
+ * Actions that cannot help a task blocked at admission, before it had a worktree (decision 216):
+ * repair runs an agent in the worktree, and skip re-admits the task into the same block. Retry
+ * (after fixing the cause, e.g. fetch access for `pull_fetch_failed`) and cancel remain.
+ */
+export const NOT_AT_ADMISSION: readonly HumanAction[] = ['repair', 'skip'];
 
 /** `available_actions`: the human actions legal right now, sorted. A linked open chat narrows them to cancel. */
 export function availableActions(view: ActionView): HumanAction[] {
+  const atAdmission = view.state === 'blocked' && view.hasWorktree === false;
   const legal = HUMAN_ACTIONS.filter(
-    (a) => actionAllowed(a, view.state) && !view.withheld?.includes(a),
+    (a) =>
+      actionAllowed(a, view.state) &&
+      !view.withheld?.includes(a) &&
+      !(atAdmission && NOT_AT_ADMISSION.includes(a)),
   );
   if (view.chatOpen) return legal.includes('cancel') ? ['cancel'] : [];
   return legal;

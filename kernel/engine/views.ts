@@ -83,6 +83,7 @@ export function taskView(
       state: task.state,
       chatOpen: chatId !== null,
       withheld: withheldActions(task, snap?.steps),
+      hasWorktree: task.worktree_path !== null,
     }),
     parent_task_id: task.parent_task_id,
     lane_id: task.lane_id,
