@@ -115,10 +115,11 @@ export interface ActionView {
 
 /**
  * Actions that cannot help a task blocked at admission, before it had a worktree (decision 216):
- * repair runs an agent in the worktree, and skip re-admits the task into the same block. Retry
- * (after fixing the cause, e.g. fetch access for `pull_fetch_failed`) and cancel remain.
+ * repair runs an agent in the worktree, and skip re-admits the task into the same block; nor is
+ * such a task at a fan-out join, which merges in its worktree (merge_finished, decision 192).
+ * Retry (after fixing the cause, e.g. fetch access for `pull_fetch_failed`) and cancel remain.
  */
-export const NOT_AT_ADMISSION: readonly HumanAction[] = ['repair', 'skip'];
+export const NOT_AT_ADMISSION: readonly HumanAction[] = ['repair', 'skip', 'merge_finished'];
 
 /** `available_actions`: the human actions legal right now, sorted. A linked open chat narrows them to cancel. */
 export function availableActions(view: ActionView): HumanAction[] {

@@ -94,12 +94,15 @@ describe('transition table', () => {
       'cancel',
       'retry',
     ]);
-    expect(availableActions({ state: 'blocked', chatOpen: false, hasWorktree: true })).toEqual([
-      'cancel',
-      'repair',
-      'retry',
-      'skip',
-    ]);
+    // With its worktree, as the view asks for a task at no fan-out join (decision 192).
+    expect(
+      availableActions({
+        state: 'blocked',
+        chatOpen: false,
+        hasWorktree: true,
+        withheld: ['merge_finished'],
+      }),
+    ).toEqual(['cancel', 'repair', 'retry', 'skip']);
     // Only a blocked task is narrowed: a gate's skip does not need the worktree.
     expect(
       availableActions({ state: 'awaiting_gate', chatOpen: false, hasWorktree: false }),
