@@ -39,7 +39,7 @@ import {
   pruneWorktrees,
   removeWorktree,
 } from '../git/index.js';
-import { parseWith } from '../http/validate.js';
+import { parseWith } from '../input/index.js';
 import type {
   AgentAdapter,
   AgentSkill,

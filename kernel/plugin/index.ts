@@ -22,7 +22,7 @@ export {
 /** Durations as users write them (`45m`, `1h30m`): milliseconds, or null when not a duration. */
 export { tryParseDuration } from '../config/duration.js';
 /** The nesting bound for JSON a source reads (decision 189). */
-export { jsonNestsDeeper, MAX_JSON_DEPTH } from '../http/json-depth.js';
+export { jsonNestsDeeper, MAX_JSON_DEPTH } from '../input/index.js';
 export {
   compareSemver,
   inWindow,

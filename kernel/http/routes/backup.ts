@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../container.js';
+import { parseWith } from '../../input/index.js';
 import { BackupBodySchema } from '../../ops/schema.js';
-import { parseWith } from '../validate.js';
 
 export function backupRoutes(app: FastifyInstance, s: Services): void {
   app.post('/v1/daemon/backup', async (req) => {

@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../container.js';
+import { parseWith } from '../../input/index.js';
 import { EmptyQuerySchema, GcBodySchema } from '../../ops/schema.js';
-import { parseWith } from '../validate.js';
 
 export function maintenanceRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1/maintenance/orphans', async (req) => {

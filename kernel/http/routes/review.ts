@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../../container.js';
 import { GitAbortedError } from '../../git/index.js';
+import { parseId, parseWith } from '../../input/index.js';
 import {
   DiffQuerySchema,
   isDiffText,
@@ -15,7 +16,6 @@ import {
   taskDiff,
 } from '../../review/index.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
-import { parseId, parseWith } from '../validate.js';
 
 type IdParams = { Params: { id: string } };
 

@@ -16,10 +16,10 @@ import {
   TaskListQuerySchema,
 } from '../../engine/index.js';
 import { SvcError } from '../../errors.js';
+import { parseId, parseWith } from '../../input/index.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
 import { streamForRequest } from '../sse.js';
 import { readTranscript, TranscriptQuerySchema } from '../transcript.js';
-import { parseId, parseWith } from '../validate.js';
 
 type IdParams = { Params: { id: string } };
 

@@ -22,16 +22,9 @@ const CLIENT_ROOMS = ['bin/', 'cli/', 'web/', 'shared/'];
  * without the agent turn); pay one and delete its line.
  */
 const KNOWN_UPWARD: readonly string[] = [
-  'kernel/chats/schema.ts -> kernel/http/',
-  'kernel/chats/service.ts -> kernel/http/',
   'kernel/daemon/run.ts -> kernel/kernel.ts',
-  'kernel/engine/schema.ts -> kernel/http/',
   'kernel/plugin/index.ts -> kernel/agents/',
-  'kernel/projects/schema.ts -> kernel/http/',
   'kernel/review/deps.ts -> kernel/container.ts',
-  'kernel/review/review.ts -> kernel/http/',
-  'kernel/review/schema.ts -> kernel/http/',
-  'kernel/triggers/definition.ts -> kernel/http/',
 ];
 
 interface Layers {
