@@ -23,7 +23,6 @@ const CLIENT_ROOMS = ['bin/', 'cli/', 'web/', 'shared/'];
  */
 const KNOWN_UPWARD: readonly string[] = [
   'kernel/daemon/run.ts -> kernel/kernel.ts',
-  'kernel/plugin/index.ts -> kernel/agents/',
   'kernel/review/deps.ts -> kernel/container.ts',
 ];
 
