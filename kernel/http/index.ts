@@ -8,6 +8,6 @@ export { parseId, parseWith } from '../input/index.js';
 export { buildApp, routesOf, SERVER_TIMEOUTS } from './app.js';
 export { isJsonContentType, LARGE_BODY_LIMIT, ORDINARY_BODY_LIMIT, rawBodyOf } from './body.js';
 export { isLoopbackHost, type ScopedAuth, tokenMatches } from './guard.js';
-export { type RouteModule, routeModules } from './routes/index.js';
+export { reviewDeps } from './review-deps.js';
 export { StreamSet } from './sse.js';
 export { readTranscript, TranscriptQuerySchema } from './transcript.js';

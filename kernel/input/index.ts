@@ -8,6 +8,12 @@
 export { BOUNDS, boundedString, boundedStringMap, describeBytes } from './bounds.js';
 export { jsonNestsDeeper, MAX_JSON_DEPTH, valueNestsDeeper } from './depth.js';
 export { clipEchoes, clipInput, clipText, ECHO_BYTES } from './echo.js';
+export {
+  type Finding,
+  findingsFromZod,
+  formatPath,
+  summarizeFindings,
+} from './findings.js';
 export { parseId, parseWith } from './parse.js';
 export {
   BRANCH_BYTES,

@@ -7,8 +7,8 @@
  */
 
 import { isSvcError, SvcError } from '../errors.js';
+import type { Finding } from '../input/index.js';
 import { clipText } from '../input/index.js';
-import type { Finding } from '../validation.js';
 import type { FieldDecl } from './fields.js';
 import { validateTaskFields } from './fields.js';
 import type { WorkflowRegistry } from './registry.js';

@@ -4,7 +4,6 @@
  * says so; everything else 64 KiB.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../container.js';
 import {
   AnswerSchema,
   ArchiveSchema,
@@ -17,6 +16,7 @@ import {
 } from '../../engine/index.js';
 import { SvcError } from '../../errors.js';
 import { parseId, parseWith } from '../../input/index.js';
+import type { Services } from '../../services.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
 import { streamForRequest } from '../sse.js';
 import { readTranscript, TranscriptQuerySchema } from '../transcript.js';

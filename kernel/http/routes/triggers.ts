@@ -6,9 +6,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../container.js';
 import { SvcError } from '../../errors.js';
 import { parseWith } from '../../input/index.js';
+import type { Services } from '../../services.js';
 import {
   CreateTriggerSchema,
   createTrigger,

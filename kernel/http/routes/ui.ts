@@ -6,9 +6,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../container.js';
 import { SvcError } from '../../errors.js';
 import { parseWith } from '../../input/index.js';
+import type { Services } from '../../services.js';
 import { tokenMatches } from '../guard.js';
 import { UI_CODE_PATTERN } from '../ui-auth.js';
 

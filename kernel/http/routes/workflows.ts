@@ -6,8 +6,8 @@
  * MCP tools (decision 121).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../container.js';
 import { parseWith } from '../../input/index.js';
+import type { Services } from '../../services.js';
 import {
   CreateWorkflowBodySchema,
   createWorkflow,
