@@ -3,7 +3,12 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../kernel/config/index.js';
-import { DAEMON_NODE_FLAGS, DaemonLockedError, runDaemon } from '../../kernel/daemon/index.js';
+import {
+  DAEMON_NODE_FLAGS,
+  DaemonLockedError,
+  pathWithoutNpmPrefix,
+  runDaemon,
+} from '../../kernel/daemon/index.js';
 import { SchemaTooNewError } from '../../kernel/store/index.js';
 import { Client, DaemonUnreachableError, readDaemonJson } from '../client.js';
 import { type Command, JSON_OPTION } from '../command.js';
@@ -43,8 +48,12 @@ export const daemonRun: Command = {
   name: 'daemon run',
   summary: 'Run the daemon in the foreground (what `npm start` runs)',
   async run(ctx) {
+    // Started by an npm script: agents are looked up on the shell's PATH, not on the one npm
+    // lengthened with node_modules/.bin folders (decision 200).
+    const npm = pathWithoutNpmPrefix(ctx.env);
+    if (npm.removed.length > 0 && ctx.env === process.env) process.env.PATH = npm.path;
     try {
-      const d = await runDaemon(ctx.paths, { handleSignals: true });
+      const d = await runDaemon(ctx.paths, { handleSignals: true, pathRemoved: npm.removed });
       ctx.out(
         `svc ${d.kernel.services.daemon.version} listening on ${d.url} (data ${ctx.paths.dataDir})`,
       );

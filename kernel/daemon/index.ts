@@ -3,6 +3,7 @@
  * daemon.json discovery and the foreground run loop. Used by: bin/svc.ts, the CLI, tests.
  */
 export { DaemonLockedError } from './lock.js';
+export { type NpmPathResult, pathWithoutNpmPrefix } from './npm-path.js';
 export { ensurePrivateDir, type Paths, pathsFor, resolvePaths } from './paths.js';
 export { DAEMON_NODE_FLAGS, type DaemonJson, type RunningDaemon, runDaemon } from './run.js';
 export { DaemonState } from './state.js';
