@@ -1,7 +1,8 @@
 /** `svc config get [key]` and `svc config set <key> <value>`, through GET/PATCH /v1/config. */
 import { parse as parseYaml, stringify } from 'yaml';
-import { type Command, JSON_OPTION } from '../command.js';
+import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
 import { EXIT } from '../exit-codes.js';
+import type { AgentRecord } from './agents.js';
 
 function lookup(obj: unknown, key: string): { found: boolean; value: unknown } {
   let cur: unknown = obj;
@@ -41,6 +42,25 @@ export const configGet: Command = {
   },
 };
 
+/**
+ * A path set for an agent CLI that the daemon cannot run is accepted (it may be installed later)
+ * but said out loud: the daemon's own record of the agent tells (issue 19 point 2).
+ */
+async function warnAgentPath(ctx: CommandContext, key: string, value: unknown): Promise<void> {
+  const name = /^agents\.([^.]+)\.path$/.exec(key)?.[1];
+  if (!name || typeof value !== 'string' || value === '') return;
+  const { agents } = await ctx.client().get<{ agents: AgentRecord[] }>('/v1/agents');
+  const a = agents.find((x) => x.name === name);
+  if (!a || a.available) return;
+  const why =
+    a.path_problem === 'not_executable'
+      ? 'is not an executable file'
+      : a.path_problem === 'missing'
+        ? 'does not exist'
+        : 'cannot be run';
+  ctx.err(`warning: ${key} is ${value}, which ${why}; ${name} steps will fail agent_unavailable`);
+}
+
 export const configSet: Command = {
   name: 'config set',
   summary: 'Set one key (value read as YAML: 5, true, [a, b], 45m) through PATCH /v1/config',
@@ -64,6 +84,7 @@ export const configSet: Command = {
     cur[parts[parts.length - 1] as string] = value;
     const config = await ctx.client().patch('/v1/config', body);
     ctx.out(show(lookup(config, key).value, Boolean(ctx.options.json)));
+    await warnAgentPath(ctx, key, value);
     return EXIT.ok;
   },
 };

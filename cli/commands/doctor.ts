@@ -114,6 +114,14 @@ export function renderDoctor(r: DoctorReport): string[] {
   );
 
   out.push('');
+  // Warnings never change the verdict or the exit status (decision 201); a report from an older
+  // daemon has none.
+  const warnings = r.warnings ?? [];
+  if (warnings.length > 0) {
+    out.push(`Warnings (${warnings.length}):`);
+    for (const w of warnings) out.push(`  - [${w.code}] ${w.message}`);
+    out.push('');
+  }
   if (r.problems.length === 0) out.push('No problems.');
   else {
     out.push(`Problems (${r.problems.length}):`);

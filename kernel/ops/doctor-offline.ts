@@ -16,6 +16,7 @@ import { backupStatus, readBackupState } from './backup.js';
 import { containerGroup } from './container-facts.js';
 import { openForInspection } from './database.js';
 import { buildDoctorReport, type DaemonGroup, type DoctorReport } from './doctor.js';
+import { configuredAgentPaths } from './doctor-warnings.js';
 import { Reclaimer } from './orphans.js';
 
 export interface OfflineDoctorOptions {
@@ -105,6 +106,7 @@ export async function offlineDoctor(
       reclaimer: db ? new Reclaimer(() => db, paths) : null,
       backup: () => backupStatus(config, paths, now, readBackupState(paths.dataDir), false),
       container: () => containerGroup(config, probe),
+      agentPaths: () => configuredAgentPaths(config),
     });
   } finally {
     opened.db?.close();

@@ -20,6 +20,7 @@ import type { AgentFacts } from './agent-facts.js';
 import type { BackupStatus } from './backup.js';
 import type { ContainerGroup } from './container-facts.js';
 import { type DatabaseReport, inspectDatabase, unknownDatabase } from './database.js';
+import { agentWarnings, type DoctorWarning } from './doctor-warnings.js';
 import type { Reclaimer, SkipReason } from './orphans.js';
 import { diskUsage, modeText, treeBytes } from './sizes.js';
 
@@ -124,6 +125,8 @@ export interface DoctorReport {
   backup: BackupStatus;
   container: ContainerGroup;
   problems: Problem[];
+  /** What a user should know that is not a problem (decision 201); never changes the exit status. */
+  warnings: DoctorWarning[];
 }
 
 /** States where a step run marked running is wrong (SPEC §2.9). Waiting states are excluded. */
@@ -143,6 +146,8 @@ export interface DoctorSources {
   reclaimer: Reclaimer | null;
   backup: () => BackupStatus;
   container: () => Promise<ContainerGroup>;
+  /** `agents.<name>.path` as configured, for the warnings about paths that cannot run. */
+  agentPaths?: () => Record<string, string>;
 }
 
 function permissionWarnings(paths: Paths): PermissionWarning[] {
@@ -281,7 +286,9 @@ async function storageGroup(paths: Paths, reclaimer: Reclaimer | null): Promise<
   return group;
 }
 
-export function problemsOf(r: Omit<DoctorReport, 'problems' | 'generated_at'>): Problem[] {
+export function problemsOf(
+  r: Omit<DoctorReport, 'problems' | 'warnings' | 'generated_at'>,
+): Problem[] {
   const out: Problem[] = [];
   if (!r.paths.config_parses)
     out.push({
@@ -366,5 +373,10 @@ export async function buildDoctorReport(s: DoctorSources): Promise<DoctorReport>
     backup: s.backup(),
     container,
   };
-  return { generated_at: formatMs(s.now), ...body, problems: problemsOf(body) };
+  return {
+    generated_at: formatMs(s.now),
+    ...body,
+    problems: problemsOf(body),
+    warnings: agentWarnings(agents, s.agentPaths?.() ?? {}),
+  };
 }

@@ -53,6 +53,12 @@ export {
 } from './doctor.js';
 export { offlineDoctor } from './doctor-offline.js';
 export { DoctorService, type FixAction } from './doctor-service.js';
+export {
+  agentWarnings,
+  type DoctorWarning,
+  WARNING_CODES,
+  type WarningCode,
+} from './doctor-warnings.js';
 export { contributeOpsInfo } from './info.js';
 export { Notifier } from './notify.js';
 export { type MaintenanceBody, type OrphanEntry, Reclaimer } from './orphans.js';

@@ -38,7 +38,10 @@ describe('svc agents', () => {
     );
     expect(lines[1]).toMatch(/^claude\s+2\.1\.330\s+tested\s+yes\s+supported\s+supported\s+-\s+\//);
     expect(lines[2]).toMatch(/^codex\s+0\.169\.0\s+tested\s+yes\s+unsupported\s+supported\s+-/);
-    expect(lines[3]).toMatch(/^cursor\s+missing\s+-\s+-\s+unsupported\s+supported\s+-\s+-$/);
+    // Issue 19 point 2: a configured path is shown even when nothing is there.
+    expect(lines[3]).toMatch(
+      /^cursor\s+missing\s+-\s+-\s+unsupported\s+supported\s+-\s+\/nonexistent\/cursor-agent \(does not exist\)$/,
+    );
     const json = await cli(env, 'agents', '--refresh', '--json');
     expect(JSON.parse(json.out).agents.map((a: { name: string }) => a.name)).toEqual([
       'claude',
