@@ -38,6 +38,9 @@ import type { Runner } from './runner.js';
 import type { TaskStates } from './state.js';
 import { ACTION_FROM, actionAllowed, type HumanAction } from './transitions.js';
 
+/** Files an archive refused for `worktree_dirty` names (the rest are counted in `more_files`). */
+const DIRTY_FILES_SHOWN = 20;
+
 export interface ActionDeps {
   store: Store;
   tasks: TasksTable;
@@ -514,13 +517,19 @@ export class TaskActions {
       });
     }
     const force = opts.force === true;
-    if (!force && (await worktreeDirty(first))) {
+    const dirty = force ? null : await worktreeDirty(first);
+    if (dirty) {
+      // Names the worktree and what is in it, so a person can look before forcing (issue 19).
+      const shown = dirty.slice(0, DIRTY_FILES_SHOWN).map((e) => `${e.code} ${e.path}`);
       throw new SvcError(
         'invalid_state',
-        `the worktree of task ${id} has uncommitted changes; commit them or archive with force`,
+        `the worktree of task ${id} (${first.worktree_path}) has uncommitted changes in ${dirty.length} file${dirty.length === 1 ? '' : 's'}; commit them or archive with force`,
         {
           state: first.state,
           reason: 'worktree_dirty',
+          path: first.worktree_path,
+          files: shown,
+          more_files: dirty.length - shown.length,
         },
       );
     }

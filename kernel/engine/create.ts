@@ -230,9 +230,8 @@ export class TaskCreator {
     const wf = d.workflows.forTask(workflowName, project);
     const fields = d.workflows.checkFields(wf.snapshot, prefill.fields(wf.snapshot));
     if (!fields.ok)
-      throw new SvcError('validation_failed', fields.message, {
-        field: fields.field ? `fields.${fields.field}` : 'fields',
-      });
+      // `field` is already the finding's path (`fields.issue`).
+      throw new SvcError('validation_failed', fields.message, { field: fields.field || 'fields' });
 
     await this.checkContainer(wf.snapshot, project);
     const baseBranch = body.base_branch ?? prefill.baseBranch ?? project.default_branch;

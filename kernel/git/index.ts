@@ -17,6 +17,13 @@ export {
 } from './repo.js';
 export { GitError, type GitResult, git, gitRaw } from './run.js';
 export {
+  changesText,
+  type StatusEntry,
+  statusEntries,
+  type WorktreeChanges,
+  worktreeChanges,
+} from './status.js';
+export {
   addWorktree,
   addWorktreeForBranch,
   type BranchDeleteResult,
