@@ -162,7 +162,16 @@ export class TaskActions {
     });
   }
 
+  /**
+   * Paused: queued again. Running with a pause requested: the request is withdrawn and the task
+   * runs on (decision 209); losing that race to the step boundary, it resumes from paused.
+   */
   resume(id: number): TaskRow {
+    const first = this.load(id);
+    if (first.state === 'running' && first.pause_requested) {
+      this.locked(first, 'resume');
+      if (this.d.states.patch(id, 'running', { pause_requested: 0 })) return this.load(id);
+    }
     return this.act(id, 'resume', (t) =>
       this.d.states.move(t.id, 'paused', 'queued', { pause_requested: 0 }),
     );

@@ -98,11 +98,24 @@ export interface ActionView {
   state: TaskState;
   /** A chat linked to the task is open (SPEC §3.2 rule 4). */
   chatOpen: boolean;
+  /** The task has a worktree (absent: not known, nothing is withheld for it). */
+  hasWorktree?: boolean;
+  /** A pause was requested of the running task and not yet taken. */
+  pauseRequested?: boolean;
 }
 
-/** `available_actions`: the human actions legal right now, sorted. A linked open chat narrows them to cancel. */
+/**
+ * `available_actions`: the human actions that can succeed right now, sorted (decision 209). The
+ * table's actions for the state, less `follow_up` on a task that never had a worktree (it answers
+ * 409 there), plus `resume` on a running task with a pause requested (it withdraws the request).
+ * A linked open chat narrows them to cancel.
+ */
 export function availableActions(view: ActionView): HumanAction[] {
-  const legal = HUMAN_ACTIONS.filter((a) => actionAllowed(a, view.state));
+  const legal = HUMAN_ACTIONS.filter(
+    (a) =>
+      (actionAllowed(a, view.state) && !(a === 'follow_up' && view.hasWorktree === false)) ||
+      (a === 'resume' && view.state === 'running' && view.pauseRequested === true),
+  );
   if (view.chatOpen) return legal.includes('cancel') ? ['cancel'] : [];
   return legal;
 }

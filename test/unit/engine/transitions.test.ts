@@ -62,6 +62,25 @@ describe('transition table', () => {
     expect(availableActions({ state: 'archived', chatOpen: false })).toEqual([]);
   });
 
+  it('offers only what can succeed: no follow-up without a worktree, resume withdraws a pending pause (decision 209)', () => {
+    expect(availableActions({ state: 'aborted', chatOpen: false, hasWorktree: false })).toEqual([
+      'archive',
+    ]);
+    expect(availableActions({ state: 'aborted', chatOpen: false, hasWorktree: true })).toEqual([
+      'archive',
+      'follow_up',
+    ]);
+    expect(availableActions({ state: 'running', chatOpen: false, pauseRequested: true })).toEqual([
+      'cancel',
+      'pause',
+      'resume',
+    ]);
+    expect(availableActions({ state: 'running', chatOpen: false, pauseRequested: false })).toEqual([
+      'cancel',
+      'pause',
+    ]);
+  });
+
   it('narrows to cancel while a linked chat is open (SPEC §2.1)', () => {
     expect(availableActions({ state: 'blocked', chatOpen: true })).toEqual(['cancel']);
     expect(availableActions({ state: 'awaiting_gate', chatOpen: true })).toEqual(['cancel']);
