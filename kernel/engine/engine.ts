@@ -26,6 +26,7 @@ import { Precutter } from './precut.js';
 import { type RecoveryReport, recover } from './recovery.js';
 import { Runner } from './runner.js';
 import { type CreateTask, LIST_PAGE_DEFAULT } from './schema.js';
+import { recordWorktreeChanges } from './worktree-changes.js';
 
 /** No default page for lanes: fan_out caps bound them (SPEC §8), and they have no cursor. */
 const LANES_UNPAGED = 1_000_000;
@@ -275,6 +276,13 @@ export class Engine {
 
   view(task: TaskRow): Record<string, unknown> {
     return taskView(task, this.viewContext());
+  }
+
+  /** The detail with `worktree_changes` measured now (a list row carries the last measurement). */
+  async freshDetail(id: number): Promise<Record<string, unknown>> {
+    const task = this.get(id);
+    await recordWorktreeChanges(this.d.store.db, task.id, task.worktree_path);
+    return this.detail(id);
   }
 
   detail(id: number): Record<string, unknown> {

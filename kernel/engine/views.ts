@@ -65,6 +65,8 @@ export function taskView(
     branch_name: task.branch_name,
     base_branch: task.base_branch,
     worktree_path: task.worktree_path,
+    // Uncommitted work in the worktree, as last measured (decision 204); null when clean.
+    worktree_changes: task.worktree_path ? jsonOr<unknown>(task.worktree_changes, null) : null,
     priority: task.priority,
     agent_override: task.agent_override,
     model_override: task.model_override,

@@ -63,7 +63,7 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
   });
 
   app.get<IdParams>('/v1/tasks/:id', async (req) =>
-    s.engine.detail(parseId(req.params.id, 'task')),
+    s.engine.freshDetail(parseId(req.params.id, 'task')),
   );
 
   app.patch<IdParams>('/v1/tasks/:id', async (req) => {
