@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Paths } from '../kernel/daemon/index.js';
 import { Client } from './client.js';
+import type { FieldFlags } from './errors.js';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -24,6 +25,11 @@ export interface CommandContext {
   client(): Client;
   /** Lines the user types (`svc chat attach`): the terminal's stdin unless a caller supplies them. */
   lines(): AsyncIterable<string>;
+  /**
+   * Resolves once what `out` wrote has been taken by the terminal or pipe: a command printing a
+   * large output waits on it between pages, so memory stays bounded by a page (`svc task logs`).
+   */
+  drained(): Promise<void>;
 }
 
 export interface Command {
@@ -32,6 +38,8 @@ export interface Command {
   summary: string;
   usage?: string;
   options?: Record<string, OptionSpec>;
+  /** How this command takes each request field, for errors naming one (cli/errors.ts). */
+  fieldFlags?: FieldFlags;
   run(ctx: CommandContext): Promise<number>;
 }
 
@@ -75,6 +83,7 @@ export function makeContext(
   out: (t: string) => void,
   err: (t: string) => void,
   lines?: () => AsyncIterable<string>,
+  drain?: () => Promise<void>,
 ): CommandContext {
   let client: Client | null = null;
   return {
@@ -89,5 +98,6 @@ export function makeContext(
       return client;
     },
     lines: lines ?? (() => createInterface({ input: process.stdin, terminal: false })),
+    drained: () => (drain ? drain() : Promise.resolve()),
   };
 }

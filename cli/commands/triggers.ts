@@ -17,6 +17,7 @@ import type {
 import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { table } from '../format.js';
+import { resolveProject } from '../project-ref.js';
 
 function findingLine(f: TriggerFinding): string {
   return `${f.line !== undefined ? `line ${f.line}: ` : ''}${f.message}`;
@@ -120,9 +121,13 @@ export const triggerNew: Command = {
   name: 'trigger new',
   summary: 'Write a disabled starter trigger: a command source and a create_task action',
   usage:
-    'svc trigger new <id> --project <id> [--command <arg>]... [--poll-interval 5m] [--workflow <name>] [--title <template>] [--json]',
+    'svc trigger new <id> [--project <id|name>] [--command <arg>]... [--poll-interval 5m] [--workflow <name>] [--title <template>] [--json]',
   options: {
-    project: { type: 'string', description: 'the project the trigger acts on (required)' },
+    project: {
+      type: 'string',
+      description:
+        'the project the trigger acts on, id or name (default: the one holding the current directory)',
+    },
     command: {
       type: 'string',
       multiple: true,
@@ -134,14 +139,12 @@ export const triggerNew: Command = {
     ...JSON_OPTION,
   },
   async run(ctx) {
-    const id = need(ctx, 'svc trigger new <id> --project <id>');
+    const id = need(ctx, 'svc trigger new <id> [--project <id|name>]');
     if (!id) return EXIT.usage;
-    const project = ctx.options.project;
-    if (typeof project !== 'string' || !/^[1-9]\d*$/.test(project)) {
-      ctx.err('svc trigger new: --project <id> is required');
-      return EXIT.usage;
-    }
-    const body: Record<string, unknown> = { id, project_id: Number(project) };
+    const body: Record<string, unknown> = {
+      id,
+      project_id: await resolveProject(ctx, { required: true }),
+    };
     if (Array.isArray(ctx.options.command)) body.command = ctx.options.command;
     if (typeof ctx.options['poll-interval'] === 'string')
       body.poll_interval = ctx.options['poll-interval'];

@@ -61,9 +61,17 @@ describe('svc task answer and svc task repair', () => {
     await waitFor(async () => (await stateOf(env, id)) === 'awaiting_input', 10_000);
     const show = await cli(env, 'task', 'answer', String(id));
     expect(show.code).toBe(0);
-    expect(show.out).toBe(
-      'question: Which colour?\n  options: Red, Blue\nquestion: Which toppings?\n  options: Cheese, Olives (several allowed)',
-    );
+    // Issue 19 point 8: numbered options, each with what it means.
+    expect(show.out.split('\n')).toEqual([
+      'question: Which colour?',
+      '  options:',
+      '    1. Red — warm',
+      '    2. Blue — cool',
+      'question: Which toppings?',
+      '  options (several allowed):',
+      '    1. Cheese — c',
+      '    2. Olives — o',
+    ]);
     // a value that names no question is a usage error; a bad answer is the daemon's 400 (exit 6)
     expect((await cli(env, 'task', 'answer', String(id), '--answer', 'Blue')).code).toBe(2);
     expect(
