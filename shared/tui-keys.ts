@@ -29,6 +29,7 @@ export const TUI_OPERATIONS = [
   'open',
   'back',
   'refresh',
+  'filter',
   'help',
   'quit',
 ] as const;
@@ -52,6 +53,7 @@ export const DEFAULT_TUI_KEYS: Readonly<Record<TuiOperation, string>> = {
   open: 'enter',
   back: 'escape',
   refresh: 'ctrl+r',
+  filter: '/',
   help: '?',
   quit: 'q',
 };

@@ -56,11 +56,18 @@ export function hints(state: TuiState, keymap: Keymap): string {
   const ops: TuiOperation[] = [...applicableOps(t)];
   if (state.view === 'board' && t) ops.push('open');
   if (state.view === 'detail') ops.push('back');
+  if (state.view === 'board') ops.push('filter');
   ops.push('new_task', 'help', 'quit');
   return ops.map((op) => `${keymap.label(op)} ${op.replace('_', '-')}`).join(' · ');
 }
 
 export function Footer({ state, keymap }: { state: TuiState; keymap: Keymap }) {
+  if (state.filtering)
+    return (
+      <PromptLines line={state.filtering} state={state}>
+        {'filter: title, project, workflow or state · ⏎ keep · esc clear'}
+      </PromptLines>
+    );
   const p = state.prompt;
   if (p?.kind === 'confirm')
     return (
