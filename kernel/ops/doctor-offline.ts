@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { SystemClock } from '../clock/index.js';
 import { type Config, defaultConfig, readConfigFile } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
-import { loadPlugins, Registry } from '../plugin/index.js';
+import { loadPlugins, pluginCacheDir, Registry } from '../plugin/index.js';
 import { ProbingAgentFacts } from './agent-facts.js';
 import { backupStatus, readBackupState } from './backup.js';
 import { containerGroup } from './container-facts.js';
@@ -70,6 +70,7 @@ async function registryFor(config: Config, paths: Paths, builtinRoot?: string): 
       extra: config.plugins,
       configDir: paths.configDir,
       builtinRoot,
+      cacheDir: pluginCacheDir(paths.dataDir),
     });
     return registry;
   } catch {

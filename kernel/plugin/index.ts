@@ -86,7 +86,7 @@ export type {
 } from './agent-host.js';
 export { agentValueFindings } from './agent-values.js';
 // Kernel-side members of this room (plugins have no use for them).
-export { builtinPluginFiles, loadPlugins } from './discover.js';
+export { builtinPluginFiles, loadPlugins, pluginCacheDir } from './discover.js';
 export {
   defineForge,
   type Forge,
