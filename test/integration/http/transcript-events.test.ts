@@ -24,7 +24,12 @@ describe('transcripts as events', () => {
       .map((l) => (JSON.parse(l) as { type: string }).type);
     expect(types[0]).toBe('svc.step_started');
     expect(types).toEqual(
-      expect.arrayContaining(['agent.output', 'agent.tool_use', 'agent.tool_result', 'agent.result']),
+      expect.arrayContaining([
+        'agent.output',
+        'agent.tool_use',
+        'agent.tool_result',
+        'agent.result',
+      ]),
     );
     // None of the CLI's own stream lines are left; svc's annotations are.
     expect(types.every((x) => x.startsWith('svc.') || x.startsWith('agent.'))).toBe(true);
