@@ -10,7 +10,7 @@ import type { ConfigService } from '../config/index.js';
 import { effectiveContainer, runtimeProblem } from '../container/index.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
-import { branchExists } from '../git/index.js';
+import { branchExists, remoteTrackingBranch } from '../git/index.js';
 import type { Project, ProjectService } from '../projects/index.js';
 import { newTask, type Store, type TaskRow, type TasksTable } from '../store/index.js';
 import { branchFor } from './branch.js';
@@ -236,11 +236,22 @@ export class TaskCreator {
     await this.checkContainer(wf.snapshot, project);
     const baseBranch = body.base_branch ?? prefill.baseBranch ?? project.default_branch;
     // A pull request's task runs no git at creation: its head is fetched at admission (rule 9).
+    const baseWarnings: string[] = [];
     if (!prefill.pull && !(await branchExists(project.path, baseBranch))) {
-      throw new SvcError(
-        'validation_failed',
-        `base_branch ${baseBranch} is not a local branch of ${project.name}`,
-        { field: 'base_branch' },
+      // Only on a remote (a colleague's pushed branch): accepted, fetched at admission (decision 205).
+      const remote = await remoteTrackingBranch(project.path, baseBranch);
+      if (!remote) {
+        const hint = /^[^/]+\/.+/.test(baseBranch)
+          ? `; for a remote's branch give its name without the remote (${baseBranch.replace(/^[^/]+\//, '')})`
+          : '';
+        throw new SvcError(
+          'validation_failed',
+          `base_branch ${baseBranch} is not a branch of ${project.name}, locally or on a remote${hint}`,
+          { field: 'base_branch' },
+        );
+      }
+      baseWarnings.push(
+        `base_branch ${baseBranch} is not a local branch of ${project.name}; it exists as ${remote.remote}/${baseBranch}, which is fetched and checked out as ${baseBranch} (tracking it) when the task starts`,
       );
     }
     const agentWarnings = d.agents.checkTask(
@@ -358,6 +369,10 @@ export class TaskCreator {
       return { task: d.tasks.get(id) as TaskRow };
     });
     if ('existing' in task) return { task: task.existing as TaskRow, warnings: [], replayed: true };
-    return { task: task.task, warnings: [...wf.warnings, ...agentWarnings], replayed: false };
+    return {
+      task: task.task,
+      warnings: [...wf.warnings, ...agentWarnings, ...baseWarnings],
+      replayed: false,
+    };
   }
 }

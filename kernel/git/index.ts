@@ -2,6 +2,13 @@
  * git: repositories, worktrees and branches, driven through the git CLI with argv only.
  * Uses: nothing but git. Used by: projects, engine, chats, ops. Decision 012 (base refresh).
  */
+
+export {
+  checkoutRemoteBase,
+  type RemoteBaseResult,
+  type RemoteBranch,
+  remoteTrackingBranch,
+} from './remote-base.js';
 export {
   type BranchFacts,
   branchExists,
