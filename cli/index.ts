@@ -5,7 +5,14 @@
 import { resolvePaths } from '../kernel/daemon/index.js';
 import { VERSION } from '../kernel/version.js';
 import { ApiError, DaemonUnreachableError } from './client.js';
-import { type Command, makeContext, parseCommandArgs } from './command.js';
+import {
+  type Command,
+  makeContext,
+  parseCommandArgs,
+  processStdout,
+  type Terminal,
+  textTerminal,
+} from './command.js';
 import { agentCommands } from './commands/agents.js';
 import { chatCommands } from './commands/chat.js';
 import { configCommands } from './commands/config.js';
@@ -14,9 +21,11 @@ import { doctorCommands } from './commands/doctor.js';
 import { maintenanceCommands } from './commands/maintenance.js';
 import { projectCommands } from './commands/projects.js';
 import { taskAgentCommands } from './commands/task-agent.js';
+import { taskReviewCommands } from './commands/task-review.js';
 import { taskCommands } from './commands/tasks.js';
 import { triggerCommands } from './commands/triggers.js';
 import { tuiCommands } from './commands/tui.js';
+import { uiCommands } from './commands/ui.js';
 import { workflowCommands } from './commands/workflow.js';
 import { envelopeJson, renderApiError } from './errors.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
@@ -32,9 +41,11 @@ export const commands: Command[] = [
   ...projectCommands,
   ...taskCommands,
   ...taskAgentCommands,
+  ...taskReviewCommands,
   ...chatCommands,
   ...agentCommands,
   ...tuiCommands,
+  ...uiCommands,
 ];
 
 function usage(): string {
@@ -80,6 +91,8 @@ export interface Io {
   err: (text: string) => void;
   /** What the user types, line by line (tests); the terminal's stdin otherwise. */
   lines?: () => AsyncIterable<string>;
+  /** Standard output as bytes; without it, `out` gets the text (never a terminal). */
+  stdout?: Terminal;
 }
 
 export async function main(
@@ -120,7 +133,8 @@ export async function main(
         process.stdout.writableNeedDrain
           ? new Promise<void>((r) => process.stdout.once('drain', () => r()))
           : Promise.resolve();
-  const ctx = makeContext(resolvePaths(env), env, parsed, out, err, io?.lines, drain);
+  const stdout = io?.stdout ?? (io?.out ? textTerminal(out) : processStdout);
+  const ctx = makeContext(resolvePaths(env), env, parsed, out, err, io?.lines, stdout, drain);
   try {
     return await found.cmd.run(ctx);
   } catch (e) {

@@ -19,13 +19,18 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const STAMP = join(ROOT, 'dist', '.inputs');
 const BUNDLE = join(ROOT, 'dist', 'svc.cjs');
-const FILES = ['package.json', 'package-lock.json', 'tsconfig.json'];
-const SOURCE = /\.(ts|tsx|mts|cts|json)$/;
+/** The web board's page (scripts/web-build.ts): built by the same `npm run build`. */
+const WEB_PAGE = join(ROOT, 'dist', 'ui', 'index.html');
+const FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'web/tsconfig.json'];
+const SOURCE = /\.(ts|tsx|mts|cts|json|css)$/;
 
-/** The folders tsc compiles (tsconfig `include`), walked without node_modules or dot folders. */
+/**
+ * The folders tsc compiles (tsconfig `include`), plus web/ (its own tsconfig, bundled by
+ * scripts/web-build.ts), walked without node_modules or dot folders.
+ */
 function sourceDirs() {
   const config = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8'));
-  return Array.isArray(config.include) ? config.include : [];
+  return [...(Array.isArray(config.include) ? config.include : []), 'web'];
 }
 
 function walk(dir, out) {
@@ -58,7 +63,11 @@ export function inputsDigest() {
 
 function current() {
   try {
-    return existsSync(BUNDLE) && readFileSync(STAMP, 'utf8').trim() === inputsDigest();
+    return (
+      existsSync(BUNDLE) &&
+      existsSync(WEB_PAGE) &&
+      readFileSync(STAMP, 'utf8').trim() === inputsDigest()
+    );
   } catch {
     return false;
   }

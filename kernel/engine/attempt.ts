@@ -10,6 +10,7 @@ import { type Clock, formatMs, formatNs } from '../clock/index.js';
 import { type Config, parseDuration, tryParseSize } from '../config/index.js';
 import { effectiveContainer, hostAlias } from '../container/index.js';
 import type { EventLog } from '../events/index.js';
+import { worktreeHead } from '../git/index.js';
 import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
 import { resolveEnvironment, TranscriptWriter } from '../proc/index.js';
 import type { Project } from '../projects/index.js';
@@ -21,7 +22,6 @@ import {
   type TaskRow,
 } from '../store/index.js';
 import { commitStepWork } from './commit.js';
-import { recordWorktreeChanges } from './worktree-changes.js';
 import { taskView } from './context.js';
 import type { InputBroker } from './input.js';
 import {
@@ -34,6 +34,7 @@ import {
 } from './model.js';
 import { renderPlain, renderShell } from './render.js';
 import { spawnLogged } from './spawn.js';
+import { recordWorktreeChanges } from './worktree-changes.js';
 
 export interface AttemptDeps {
   input: InputBroker;
@@ -205,6 +206,10 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     }
     return id;
   });
+  // What the attempt changed is diffed between the HEADs around it (decision 171).
+  const head = async () =>
+    task.worktree_path ? await worktreeHead(task.worktree_path, project.path) : null;
+  deps.runs.update(runId, { head_before: await head() });
 
   const maxBytes = tryParseSize(config.transcript_max_bytes) ?? 0;
   const transcriptPath = transcriptFile(
@@ -432,6 +437,9 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
       Object.assign(patch, { result_summary: outcome.instructions, transcript_path: null });
       break;
   }
+  // A gate runs nothing in the worktree: it records no HEADs, so it has no diff of its own.
+  if (outcome.kind === 'awaiting_gate') patch.head_before = null;
+  else patch.head_after = await head();
   transcript.annotate(
     'step_finished',
     {

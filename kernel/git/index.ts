@@ -4,6 +4,18 @@
  */
 
 export {
+  DIFF_LIMIT,
+  type DiffFile,
+  type DiffRange,
+  type DiffStatus,
+  diffFiles,
+  diffText,
+  mergeBase,
+  resolveCommit,
+  withUntrackedIndex,
+} from './diff.js';
+export { worktreeHead } from './head.js';
+export {
   checkoutRemoteBase,
   type RemoteBaseResult,
   type RemoteBranch,
@@ -30,6 +42,7 @@ export {
   type WorktreeChanges,
   worktreeChanges,
 } from './status.js';
+export { GitAbortedError } from './stream.js';
 export {
   addWorktree,
   addWorktreeForBranch,
