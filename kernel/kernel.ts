@@ -80,6 +80,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     configDir: paths.configDir,
     configFile: paths.configFile,
     logger,
+    now: () => new Date(clock.now()),
   });
   const initial = config.start();
   logger.level = initial.log_level;

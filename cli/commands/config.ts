@@ -20,6 +20,32 @@ function show(value: unknown, json: boolean): string {
   return String(value);
 }
 
+interface FileState {
+  file: string;
+  rejected: { at: string; message: string } | null;
+}
+
+/**
+ * The values printed are the ones in force, which are not the file's when the daemon refused its
+ * last edit (issue 19 point 14): say so, with why, where the person reads it. A daemon too old for
+ * the route says nothing.
+ */
+async function warnRejectedFile(ctx: CommandContext): Promise<void> {
+  let state: FileState;
+  try {
+    state = await ctx.client().get<FileState>('/v1/config/file');
+  } catch {
+    return;
+  }
+  const r = state.rejected;
+  if (!r) return;
+  ctx.err(
+    `warning: ${state.file} was edited, and the daemon rejected the edit (${r.at}): ${r.message}\n` +
+      'warning: the values shown are the last good configuration, still in force; fix the file ' +
+      'and it applies as soon as it is saved',
+  );
+}
+
 export const configGet: Command = {
   name: 'config get',
   summary: 'Print the configuration in force, or one key (dotted, e.g. defaults.agent_timeout)',
@@ -27,6 +53,7 @@ export const configGet: Command = {
   options: JSON_OPTION,
   async run(ctx) {
     const config = await ctx.client().get('/v1/config');
+    await warnRejectedFile(ctx);
     const key = ctx.args[0];
     if (!key) {
       ctx.out(show(config, Boolean(ctx.options.json)));

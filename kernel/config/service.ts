@@ -49,6 +49,22 @@ export interface ConfigServiceOptions {
   logger: Logger;
   /** Debounce before a changed file is re-read; editors often write in several steps. */
   reloadDelayMs?: number;
+  /** When a rejected edit was seen (the daemon's clock). */
+  now?: () => Date;
+}
+
+/**
+ * The file on disk as the daemon last read it, when that edit was refused and the last good
+ * configuration stayed in force (issue 19 point 14): `svc config get` says so instead of printing
+ * values the file no longer holds as if they were the file's.
+ */
+export interface ConfigFileRejection {
+  file: string;
+  /** RFC 3339, when the daemon read the refused edit. */
+  at: string;
+  /** Every finding, in one sentence (each names its key once). */
+  message: string;
+  errors: Finding[];
 }
 
 function keyOf(config: Config, key: string): unknown {
@@ -78,6 +94,7 @@ export class ConfigService {
   private watcher: FSWatcher | null = null;
   private reloadTimer: NodeJS.Timeout | null = null;
   private reloads: Promise<void> = Promise.resolve();
+  private rejected: ConfigFileRejection | null = null;
 
   constructor(private readonly opts: ConfigServiceOptions) {}
 
@@ -118,6 +135,20 @@ export class ConfigService {
     this.bootListen = load.config.listen;
     this.lastTextHash = hash(text);
     return load.config;
+  }
+
+  /** The last edit of the file the daemon refused, while no later edit or PATCH replaced it. */
+  fileRejection(): ConfigFileRejection | null {
+    return this.rejected;
+  }
+
+  private reject(findings: Finding[]): void {
+    this.rejected = {
+      file: this.opts.configFile,
+      at: (this.opts.now?.() ?? new Date()).toISOString(),
+      message: summarizeFindings(findings),
+      errors: findings,
+    };
   }
 
   /** Re-runs the extra checks against the config in force (after plugins registered theirs). */
@@ -180,14 +211,13 @@ export class ConfigService {
         `config edit rejected: ${summarizeFindings(load.findings)}`,
       );
       this.lastTextHash = h;
+      this.reject(load.findings);
       return;
     }
     const next = this.reconcile(load.config, 'file');
-    if (!next) {
-      this.lastTextHash = h;
-      return;
-    }
     this.lastTextHash = h;
+    if (!next) return;
+    this.rejected = null;
     this.apply(next, 'file');
   }
 
@@ -200,6 +230,7 @@ export class ConfigService {
       if (findings.length === 0) continue;
       if (c.onReload === 'reject') {
         logger.error({ errors: findings }, `config edit rejected: ${summarizeFindings(findings)}`);
+        if (source === 'file') this.reject(findings);
         return null;
       }
       logger.warn(
@@ -272,6 +303,8 @@ export class ConfigService {
     }
     writeFileAtomic(configFile, edited.text, 0o600);
     this.lastTextHash = hash(edited.text);
+    // The file now holds a valid edit: a refusal of an earlier one no longer describes it.
+    this.rejected = null;
     const next = this.reconcile(load.config, 'api');
     if (next) this.apply(next, 'api');
     return this.current();

@@ -190,8 +190,9 @@ function pathsGroup(paths: Paths): PathsGroup {
     config_permissions: permissionWarnings(paths),
   };
   if (!load.ok)
+    // Each finding's message already names its key (`max_parallel_tasks: must be at least 1`).
     group.config_error = load.findings
-      .map((f) => (f.path ? `${f.path}: ${f.message}` : f.message))
+      .map((f) => (f.path && !f.message.includes(f.path) ? `${f.path}: ${f.message}` : f.message))
       .join('; ');
   return group;
 }
