@@ -1,7 +1,8 @@
 /** `svc config get [key]` and `svc config set <key> <value>`, through GET/PATCH /v1/config. */
-import { parse as parseYaml, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
 import { EXIT } from '../exit-codes.js';
+import { setValue } from '../set-value.js';
 import type { AgentRecord } from './agents.js';
 
 function lookup(obj: unknown, key: string): { found: boolean; value: unknown } {
@@ -90,7 +91,8 @@ async function warnAgentPath(ctx: CommandContext, key: string, value: unknown): 
 
 export const configSet: Command = {
   name: 'config set',
-  summary: 'Set one key (value read as YAML: 5, true, [a, b], 45m) through PATCH /v1/config',
+  summary:
+    'Set one key (value read as YAML: 5, true, [a, b], 45m; a {{template}} or non-YAML as text) through PATCH /v1/config',
   usage: 'svc config set <key> <value>',
   options: JSON_OPTION,
   async run(ctx) {
@@ -99,7 +101,7 @@ export const configSet: Command = {
       ctx.err('usage: svc config set <key> <value>');
       return EXIT.usage;
     }
-    const value: unknown = raw === 'null' ? null : parseYaml(raw);
+    const value = setValue(raw);
     const body: Record<string, unknown> = {};
     const parts = key.split('.');
     let cur = body;

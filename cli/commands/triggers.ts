@@ -5,7 +5,6 @@
  * version the command just read (a concurrent edit in between is still refused as stale).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import type {
   DeliveryView,
   DryPoll,
@@ -18,6 +17,7 @@ import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { table } from '../format.js';
 import { resolveProject } from '../project-ref.js';
+import { setValue } from '../set-value.js';
 
 function findingLine(f: TriggerFinding): string {
   return `${f.line !== undefined ? `line ${f.line}: ` : ''}${f.message}`;
@@ -163,7 +163,8 @@ export const triggerEdit: Command = {
     set: {
       type: 'string',
       multiple: true,
-      description: 'set a value: path=value, value read as YAML (source.poll_interval=10m)',
+      description:
+        "set a value: path=value, read as YAML (source.poll_interval=10m), except that a template (action.title='Fix {{.Item.title}}') or a value that is not YAML is taken as text; quote to force text: path='\"yes\"'",
     },
     remove: { type: 'string', multiple: true, description: 'remove a key or list item' },
     ops: { type: 'string', description: 'edit ops as a JSON array, a file holding one, or -' },
@@ -177,7 +178,8 @@ export const triggerEdit: Command = {
     for (const s of (ctx.options.set as string[] | undefined) ?? []) {
       const at = s.indexOf('=');
       if (at <= 0) throw new Error(`--set takes path=value, not ${s}`);
-      ops.push({ op: 'set', path: s.slice(0, at), value: parseYaml(s.slice(at + 1)) ?? '' });
+      const value = setValue(s.slice(at + 1));
+      ops.push({ op: 'set', path: s.slice(0, at), value: value ?? '' });
     }
     for (const p of (ctx.options.remove as string[] | undefined) ?? [])
       ops.push({ op: 'remove', path: p });

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { defaultConfig, readConfigFile } from '../../kernel/config/index.js';
 import { loadPlugins, Registry } from '../../kernel/plugin/index.js';
 import type { Finding } from '../../kernel/validation.js';
@@ -21,6 +21,7 @@ import { type Command, type CommandContext, JSON_OPTION, type OptionSpec } from 
 import { EXIT } from '../exit-codes.js';
 import { table } from '../format.js';
 import { resolveProject } from '../project-ref.js';
+import { setValue } from '../set-value.js';
 
 const PROJECT_OPTION: Record<string, OptionSpec> = {
   project: {
@@ -266,7 +267,8 @@ export const workflowEdit: Command = {
     set: {
       type: 'string',
       multiple: true,
-      description: 'set a value: path=value, value read as YAML (steps[0].timeout=30m)',
+      description:
+        'set a value: path=value, read as YAML (steps[0].timeout=30m); a {{template}} or a value that is not YAML is text',
     },
     remove: { type: 'string', multiple: true, description: 'remove a key or list item (steps[2])' },
     ops: {
@@ -289,7 +291,7 @@ export const workflowEdit: Command = {
     for (const s of (ctx.options.set as string[] | undefined) ?? []) {
       const at = s.indexOf('=');
       if (at <= 0) throw new Error(`--set takes path=value, not ${s}`);
-      const value: unknown = parseYaml(s.slice(at + 1));
+      const value = setValue(s.slice(at + 1));
       ops.push({ op: 'set', path: s.slice(0, at), value: value ?? '' });
     }
     for (const path of (ctx.options.remove as string[] | undefined) ?? [])

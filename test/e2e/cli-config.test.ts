@@ -2,9 +2,11 @@
 // are the last good ones, not the file's), a config error names its key once (`svc doctor` said
 // `max_parallel_tasks: max_parallel_tasks: …`), and `svc trigger edit --set` takes a template as
 // typed, with no yaml library warning on the terminal. The built CLI against a test daemon.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliDaemon, HAVE_BUILD, svcProc } from '../support/cli-proc.js';
+import { addProject, commandWorkflow } from '../support/tasks.js';
 
 // Each command is its own process; on a loaded machine one takes seconds.
 const SLOW = 180_000;
@@ -38,6 +40,65 @@ describe.skipIf(!HAVE_BUILD)('svc config and trigger edits as a person types the
       config.reloadFromFile();
       const fixed = await svcProc(env, ['config', 'get', 'max_parallel_tasks']);
       expect(fixed).toMatchObject({ code: 0, out: '3', err: '' });
+    },
+    SLOW,
+  );
+
+  it(
+    'trigger and workflow edit --set take a template as text, without a library warning',
+    async () => {
+      const { t, env } = await cliDaemon();
+      const { project } = await addProject(t, { ok: commandWorkflow('ok', 'true') });
+      const made = await svcProc(env, [
+        'trigger',
+        'new',
+        'nightly',
+        '--project',
+        String(project.id),
+      ]);
+      expect(made.code).toBe(0);
+
+      const r = await svcProc(env, [
+        'trigger',
+        'edit',
+        'nightly',
+        '--set',
+        'action.title=Fix: {{.Event.id}}',
+        '--set',
+        'action.description={{.Event.id}}',
+        '--set',
+        'source.poll_interval=10m',
+      ]);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      const text = readFileSync(join(t.paths.triggersDir, 'nightly.yaml'), 'utf8');
+      expect(text).toMatch(/^ {2}title: .*Fix: \{\{\.Event\.id\}\}/m);
+      expect(text).toMatch(/^ {2}description: .*\{\{\.Event\.id\}\}/m);
+      expect(text).toMatch(/^ {2}poll_interval: .*10m/m);
+      const shown = await svcProc(env, ['trigger', 'show', 'nightly', '--json']);
+      const def = JSON.parse(shown.out) as { definition?: { action?: Record<string, unknown> } };
+      expect(JSON.stringify(def)).toContain('"title":"Fix: {{.Event.id}}"');
+
+      // The same reading for a workflow's --set.
+      const w = await svcProc(env, [
+        'workflow',
+        'edit',
+        'ok',
+        '--project',
+        String(project.id),
+        '--set',
+        'steps[0].run=echo {{.Task.Title}}: done',
+      ]);
+      expect(w.err).toBe('');
+      expect(w.code).toBe(0);
+      const shownWf = await svcProc(env, [
+        'workflow',
+        'show',
+        'ok',
+        '--project',
+        String(project.id),
+      ]);
+      expect(shownWf.out).toContain('echo {{.Task.Title}}: done');
     },
     SLOW,
   );
