@@ -90,12 +90,19 @@ export const taskLogs: Command = {
           { signal: ac.signal },
         ).catch(() => {})
       : Promise.resolve();
+    // A refused read ends the stream too: left open, it kept the process alive (issue 20).
+    const closing = <T>(p: Promise<T>): Promise<T> =>
+      p.catch(async (err: unknown) => {
+        ac.abort();
+        await following;
+        throw err;
+      });
     const readUpTo = new Map<number, number>();
-    const steps = await client.get<StepRun[]>(`/v1/tasks/${id}/steps`);
+    const steps = await closing(client.get<StepRun[]>(`/v1/tasks/${id}/steps`));
     for (const s of steps) {
       if ((only !== undefined && s.id !== only) || !s.has_transcript) continue;
       ctx.out(header(s));
-      const reached = await printRun(ctx, client, id, s);
+      const reached = await closing(printRun(ctx, client, id, s));
       if (reached !== null) readUpTo.set(s.id, reached);
     }
     if (!ctx.options.follow) return EXIT.ok;
@@ -125,7 +132,7 @@ export const taskLogs: Command = {
       } else if (f.event) for (const l of renderEvent(f.event, data)) ctx.out(l);
       return false;
     };
-    let task = await client.get<TaskLike>(`/v1/tasks/${id}`);
+    let task = await closing(client.get<TaskLike>(`/v1/tasks/${id}`));
     if (STOPS.has(task.state)) stopped = task.state;
     for (const f of frames.splice(0)) if (!stopped && handle(f)) break;
     if (stopped) ac.abort();

@@ -10,12 +10,19 @@ import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
 import { resolveProject } from '../project-ref.js';
 import type { StepRun } from '../tui/model.js';
 import { stoppedLines, type TaskLike } from '../waiting.js';
+import {
+  chatLockLines,
+  FORGE_CREATE_OPTIONS,
+  forgeCreateBody,
+  forgeLines,
+  type TaskLinks,
+} from './task-links.js';
 import { taskLogs } from './task-logs.js';
 
 /** A step run as `GET /v1/tasks/{id}/steps` answers it; the board reads the same rows. */
 type Step = StepRun;
 
-export interface Task extends TaskLike {
+export interface Task extends TaskLike, TaskLinks {
   id: number;
   project_id: number;
   project_name?: string;
@@ -86,6 +93,7 @@ function printTask(ctx: CommandContext, t: Task): void {
   }
   const lines = [`task ${t.id}: ${t.title}`, `  state     ${stateText(t)}`];
   lines.push(`  workflow  ${t.workflow}   ${stepText(t)}`);
+  lines.push(...forgeLines(t));
   if (t.priority) lines.push(`  priority  ${t.priority}`);
   if (t.branch_name) lines.push(`  branch    ${t.branch_name} (from ${t.base_branch})`);
   if (t.worktree_path) lines.push(`  worktree  ${t.worktree_path}`);
@@ -102,6 +110,7 @@ function printTask(ctx: CommandContext, t: Task): void {
     lines.push(
       `  branch    ${t.branch.name}: ${t.branch.result}${t.branch.error ? ` (${t.branch.error})` : ''}`,
     );
+  lines.push(...chatLockLines(t));
   lines.push(`  actions   ${t.available_actions.join(', ') || '(none)'}`);
   // What the task waits on (the gate's instructions, the question, why it is blocked) and work
   // only its worktree holds.
@@ -196,14 +205,14 @@ export const taskCreate: Command = {
   name: 'task create',
   summary: 'Create a task on a project',
   usage:
-    'svc task create [--project <id|name>] --title <t> [--workflow w] [--field k=v ...] [options]',
+    'svc task create [--project <id|name>] (--title <t> | --issue <n> | --pull <n>) [--workflow w] [--field k=v ...] [options]',
   options: {
     project: {
       type: 'string',
       description:
         'project id or name (default: the registered project holding the current directory)',
     },
-    title: { type: 'string', description: 'task title (required)' },
+    title: { type: 'string', description: 'task title (required unless --issue or --pull)' },
     description: { type: 'string', description: 'longer description' },
     workflow: { type: 'string', description: 'workflow name (default: the project’s, else adhoc)' },
     field: {
@@ -222,6 +231,7 @@ export const taskCreate: Command = {
     effort: { type: 'string', description: 'effort override' },
     'max-cost': { type: 'string', description: 'cost cap in USD for this task' },
     'idempotency-key': { type: 'string', description: 'makes retries of this command safe' },
+    ...FORGE_CREATE_OPTIONS,
     ...JSON_OPTION,
   },
   fieldFlags: {
@@ -239,10 +249,13 @@ export const taskCreate: Command = {
     model: '--model <name>',
     effort: '--effort <level>',
     max_task_cost_usd: '--max-cost <usd>',
+    forge_issue: '--issue <n>',
+    forge_pull: '--pull <n>',
   },
   async run(ctx) {
     const o = ctx.options;
     const body: Record<string, unknown> = {};
+    forgeCreateBody(o, body);
     for (const [opt, key] of [
       ['title', 'title'],
       ['description', 'description'],

@@ -98,22 +98,33 @@ export interface ActionView {
   state: TaskState;
   /** A chat linked to the task is open (SPEC §3.2 rule 4). */
   chatOpen: boolean;
-  /** The task has a worktree (absent: not known, nothing is withheld for it). */
+  /** The task has a worktree (absent: not known, nothing is withheld or narrowed for it). */
   hasWorktree?: boolean;
   /** A pause was requested of the running task and not yet taken. */
   pauseRequested?: boolean;
 }
 
 /**
- * `available_actions`: the human actions that can succeed right now, sorted (decision 209). The
- * table's actions for the state, less `follow_up` on a task that never had a worktree (it answers
- * 409 there), plus `resume` on a running task with a pause requested (it withdraws the request).
- * A linked open chat narrows them to cancel.
+ * Actions that cannot help a task blocked at admission, before it had a worktree (decision 216):
+ * repair runs an agent in the worktree, and skip re-admits the task into the same block. Retry
+ * (after fixing the cause, e.g. fetch access for `pull_fetch_failed`) and cancel remain.
+ */
+export const NOT_AT_ADMISSION: readonly HumanAction[] = ['repair', 'skip'];
+
+/**
+ * `available_actions`: the human actions that can succeed right now, sorted (decisions 209, 216).
+ * The table's actions for the state, less `follow_up` on a task that never had a worktree (it
+ * answers 409 there) and what cannot help a task blocked at admission, plus `resume` on a running
+ * task with a pause requested (it withdraws the request). A linked open chat narrows them to
+ * cancel.
  */
 export function availableActions(view: ActionView): HumanAction[] {
+  const atAdmission = view.state === 'blocked' && view.hasWorktree === false;
   const legal = HUMAN_ACTIONS.filter(
     (a) =>
-      (actionAllowed(a, view.state) && !(a === 'follow_up' && view.hasWorktree === false)) ||
+      (actionAllowed(a, view.state) &&
+        !(a === 'follow_up' && view.hasWorktree === false) &&
+        !(atAdmission && NOT_AT_ADMISSION.includes(a))) ||
       (a === 'resume' && view.state === 'running' && view.pauseRequested === true),
   );
   if (view.chatOpen) return legal.includes('cancel') ? ['cancel'] : [];
