@@ -6,7 +6,7 @@
  */
 
 import type { DoctorReport, FixAction } from '../../kernel/ops/index.js';
-import { offlineDoctor } from '../../kernel/ops/index.js';
+import { configFileText, offlineDoctor } from '../../kernel/ops/index.js';
 import { DaemonUnreachableError } from '../client.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -28,7 +28,9 @@ export function renderDoctor(r: DoctorReport): string[] {
 
   row(
     'config',
-    `${r.paths.config_file} ${r.paths.config_file_exists ? (r.paths.config_parses ? 'ok' : `does not parse: ${r.paths.config_error ?? ''}`) : '(absent: defaults)'}`,
+    r.paths.config_file_exists && !r.paths.config_parses
+      ? configFileText(r.paths.config_file, r.paths.config_error)
+      : `${r.paths.config_file} ${r.paths.config_file_exists ? 'ok' : '(absent: defaults)'}`,
   );
   more(`data ${r.paths.data_dir}`);
   for (const p of r.paths.config_permissions)

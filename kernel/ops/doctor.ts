@@ -178,6 +178,18 @@ function permissionWarnings(paths: Paths): PermissionWarning[] {
   return out;
 }
 
+/**
+ * `<file> does not parse: …` when YAML refused it, `<file> is not valid: …` when a value did:
+ * the error already says which, and saying it twice read `does not parse: config.yaml does not
+ * parse: …` (issue 19 point 14).
+ */
+export function configFileText(file: string, error: string | undefined): string {
+  const why = error ?? 'invalid';
+  const yaml = 'config.yaml does not parse: ';
+  if (why.startsWith(yaml)) return `${file} does not parse: ${why.slice(yaml.length)}`;
+  return `${file} is not valid: ${why}`;
+}
+
 function pathsGroup(paths: Paths): PathsGroup {
   const exists = existsSync(paths.configFile);
   const load = readConfigFile(paths.configFile);
@@ -295,7 +307,7 @@ export function problemsOf(
     out.push({
       code: 'config_unparseable',
       group: 'paths',
-      message: `${r.paths.config_file} does not parse: ${r.paths.config_error ?? 'invalid'}`,
+      message: configFileText(r.paths.config_file, r.paths.config_error),
     });
   if (r.daemon.status !== 'running')
     out.push({

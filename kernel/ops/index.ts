@@ -45,6 +45,7 @@ export {
 } from './database.js';
 export {
   buildDoctorReport,
+  configFileText,
   type DaemonGroup,
   type DoctorReport,
   PROBLEM_CODES,

@@ -34,6 +34,15 @@ describe.skipIf(!HAVE_BUILD)('svc config and trigger edits as a person types the
       const doctor = await svcProc(env, ['doctor']);
       expect(doctor.out).toContain('max_parallel_tasks: must be at least 1');
       expect(doctor.out).not.toContain('max_parallel_tasks: max_parallel_tasks');
+      expect(doctor.out).toContain(`${t.paths.configFile} is not valid: max_parallel_tasks`);
+
+      // A file YAML refuses says so once.
+      writeFileSync(t.paths.configFile, 'max_parallel_tasks: 2\nmax_parallel_tasks: 3\n');
+      const unparsed = await svcProc(env, ['doctor']);
+      expect(unparsed.out).toContain(
+        `${t.paths.configFile} does not parse: Map keys must be unique`,
+      );
+      expect(unparsed.out).not.toMatch(/does not parse: .*does not parse/);
 
       // Fixed on disk: in force, and nothing to warn about.
       writeFileSync(t.paths.configFile, 'max_parallel_tasks: 3\n');
