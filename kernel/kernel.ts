@@ -3,7 +3,7 @@
  * the HTTP app — everything but listening, so tests get the real app through `inject` and
  * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { type AwilixContainer, asValue } from 'awilix/browser';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -81,6 +81,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     configFile: paths.configFile,
     logger,
     now: () => new Date(clock.now()),
+    firstStart: !existsSync(paths.dbFile),
   });
   const initial = config.start();
   logger.level = initial.log_level;

@@ -44,10 +44,18 @@ export interface Task extends TaskLike, TaskLinks {
   cost_usd?: number | null;
   parent_task_id: number | null;
   lane_id: string | null;
+  prompt?: string | null;
   warnings?: string[];
   steps?: Step[];
   workflow_steps?: Array<{ index: number; id: string; name: string; type: string }>;
-  children?: { total: number; settled: number; by_state: Record<string, number> };
+  children?: {
+    total: number;
+    settled: number;
+    by_state: Record<string, number>;
+    merged?: number;
+    unmerged?: number;
+    left_out?: Array<{ task_id: number; lane_id: string; branch: string; reason: string }>;
+  };
   priority?: number;
   pause_requested?: boolean;
   follow_up?: { origin: string; round: number } | null;
@@ -93,6 +101,12 @@ function printTask(ctx: CommandContext, t: Task): void {
   }
   const lines = [`task ${t.id}: ${t.title}`, `  state     ${stateText(t)}`];
   lines.push(`  workflow  ${t.workflow}   ${stepText(t)}`);
+  if (t.prompt) {
+    const [first = '', ...rest] = t.prompt.trim().split('\n');
+    lines.push(
+      `  prompt    ${truncate(first, 100)}${rest.length > 0 ? ` (+${rest.length} lines)` : ''}`,
+    );
+  }
   lines.push(...forgeLines(t));
   if (t.priority) lines.push(`  priority  ${t.priority}`);
   if (t.branch_name) lines.push(`  branch    ${t.branch_name} (from ${t.base_branch})`);
@@ -100,7 +114,16 @@ function printTask(ctx: CommandContext, t: Task): void {
   if (t.cost_usd !== undefined && t.cost_usd !== null)
     lines.push(`  cost      $${t.cost_usd.toFixed(4)}`);
   if (t.parent_task_id) lines.push(`  lane      ${t.lane_id} of task ${t.parent_task_id}`);
-  if (t.children) lines.push(`  lanes     ${lanesText(t.children)}`);
+  if (t.children) {
+    const c = t.children;
+    const merges =
+      c.merged !== undefined ? `, ${c.merged} merged, ${c.unmerged ?? 0} not merged` : '';
+    lines.push(`  lanes     ${lanesText(c)}${merges}`);
+    for (const l of c.left_out ?? [])
+      lines.push(
+        `  left out  lane ${l.lane_id} (task ${l.task_id}, ${l.reason}): branch ${l.branch}`,
+      );
+  }
   if (t.loop)
     lines.push(
       `  loop      ${t.loop.iteration}/${t.loop.total ?? t.loop.max_iterations}${t.loop.item ? ` item=${t.loop.item}` : ''}`,
@@ -220,7 +243,11 @@ export const taskCreate: Command = {
       multiple: true,
       description: 'a workflow field, name=value (repeatable)',
     },
-    prompt: { type: 'string', description: 'the prompt for an adhoc task' },
+    prompt: {
+      type: 'string',
+      description:
+        'instructions for the agent: templates read .Task.Prompt, else it opens the first agent step',
+    },
     branch: { type: 'string', description: 'branch name, used verbatim' },
     base: { type: 'string', description: 'base branch (default: the project’s)' },
     priority: { type: 'string', description: 'higher runs first' },
@@ -515,6 +542,11 @@ export const taskCommands: Command[] = [
   action('skip', 'Skip the step a task is blocked or gated at'),
   action('approve', 'Approve the gate a task waits at'),
   action('reject', 'Reject the gate a task waits at'),
+  action(
+    'merge-finished',
+    'At a fan-out join: cancel lanes still working, merge every finished lane, record the rest as left out',
+    'merge_finished',
+  ),
   action(
     'retry',
     'Retry a blocked task (optionally overriding the step’s prompt or command, or renaming its branch)',

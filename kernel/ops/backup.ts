@@ -26,10 +26,12 @@ import { z } from 'zod';
 import { type Clock, formatMs, type Timer } from '../clock/index.js';
 import { type Config, type ConfigService, parseDuration } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
+import { clipInput, clipText } from '../echo.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import type { Store } from '../store/index.js';
 import { type BackupResult, isInside, writeArchive } from './archive.js';
+import { pseudoTargetProblem } from './backup-target.js';
 import type { OpsQueue } from './serial.js';
 import { readState, writeState } from './state-file.js';
 
@@ -105,7 +107,7 @@ function realish(p: string): string {
 /** Why a directory may not receive backups (it lies in a tree the archive copies); null when fine. */
 export function backupDirProblem(
   dir: string,
-  paths: Pick<Paths, 'transcriptsDir' | 'workflowsDir'>,
+  paths: Pick<Paths, 'transcriptsDir' | 'workflowsDir'> & Partial<Pick<Paths, 'triggersDir'>>,
 ): string | null {
   if (!isAbsolute(dir)) return `backup.dir ${dir} is not an absolute path`;
   const real = realish(dir);
@@ -113,6 +115,9 @@ export function backupDirProblem(
     return `backup.dir ${dir} is inside the transcripts directory ${paths.transcriptsDir}`;
   if (isInside(real, realish(paths.workflowsDir)))
     return `backup.dir ${dir} is inside the workflows directory ${paths.workflowsDir}`;
+  // The archive holds the trigger files too (decision 195): it would archive itself.
+  if (paths.triggersDir && isInside(real, realish(paths.triggersDir)))
+    return `backup.dir ${dir} is inside the triggers directory ${paths.triggersDir}`;
   return null;
 }
 
@@ -249,8 +254,10 @@ export class BackupService {
   /** Checks a client's path against rules 1–2; every refusal is 400 validation_failed naming `path`. */
   checkPath(raw: string): string {
     const refuse = (why: string) => new SvcError('validation_failed', why, { field: 'path' });
+    // Messages quote at most 200 bytes of the path (decision 189).
+    const q = (p: string) => clipText(p);
     if (raw.trim() === '') throw refuse('path must not be empty');
-    if (!isAbsolute(raw)) throw refuse(`path must be absolute (got ${JSON.stringify(raw)})`);
+    if (!isAbsolute(raw)) throw refuse(`path must be absolute (got ${clipInput(raw)})`);
     const path = resolve(raw);
     let exists = true;
     try {
@@ -258,13 +265,15 @@ export class BackupService {
     } catch {
       exists = false;
     }
-    if (exists) throw refuse(`${path} already exists; a backup never overwrites a file`);
+    if (exists) throw refuse(`${q(path)} already exists; a backup never overwrites a file`);
     const parent = dirname(path);
     let parentIsDir = false;
     try {
       parentIsDir = statSync(parent).isDirectory();
     } catch {}
-    if (!parentIsDir) throw refuse(`the directory ${parent} does not exist`);
+    if (!parentIsDir) throw refuse(`the directory ${q(parent)} does not exist`);
+    const pseudo = pseudoTargetProblem(path, parent);
+    if (pseudo) throw refuse(`path ${q(path)} ${pseudo}`);
     const real = join(realish(parent), path.slice(parent.length + 1));
     if (isInside(real, realish(this.d.paths.transcriptsDir)))
       throw refuse(
@@ -272,6 +281,8 @@ export class BackupService {
       );
     if (isInside(real, realish(this.d.paths.workflowsDir)))
       throw refuse(`path must not be inside the workflows directory ${this.d.paths.workflowsDir}`);
+    if (isInside(real, realish(this.d.paths.triggersDir)))
+      throw refuse(`path must not be inside the triggers directory ${this.d.paths.triggersDir}`);
     return path;
   }
 

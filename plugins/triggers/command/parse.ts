@@ -2,9 +2,9 @@
  * Reading a trigger command's output: one JSON value per line. An object with an `id` (a
  * non-empty string or a number) is an event; an object whose only key is `cursor` is the
  * watermark (the last one wins); blank lines are ignored; anything else is counted as refused,
- * never guessed at. At most `max` events are kept; the rest are counted as truncated.
+ * never guessed at, and so is a line nesting deeper than MAX_JSON_DEPTH. At most `max` events are kept; the rest are counted as truncated.
  */
-import type { TriggerEvent } from '../../../kernel/plugin/index.js';
+import { jsonNestsDeeper, type TriggerEvent } from '../../../kernel/plugin/index.js';
 
 export interface ParsedOutput {
   events: TriggerEvent[];
@@ -12,6 +12,8 @@ export interface ParsedOutput {
   watermark: string | null;
   truncated: number;
   refused: number;
+  /** The events past `max`, in order (present only when there are some). */
+  overflow?: TriggerEvent[];
 }
 
 export function parseCommandOutput(stdout: string, max: number): ParsedOutput {
@@ -19,6 +21,11 @@ export function parseCommandOutput(stdout: string, max: number): ParsedOutput {
   for (const raw of stdout.split('\n')) {
     const line = raw.trim();
     if (line === '') continue;
+    // A line nested past the bound is refused before anything walks it (decision 189).
+    if (jsonNestsDeeper(line)) {
+      out.refused++;
+      continue;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -48,6 +55,8 @@ export function parseCommandOutput(stdout: string, max: number): ParsedOutput {
     }
     if (out.events.length >= max) {
       out.truncated++;
+      out.overflow ??= [];
+      out.overflow.push({ ...obj, id: String(id) });
       continue;
     }
     out.events.push({ ...obj, id: String(id) });
@@ -61,9 +70,20 @@ export function parseCommandOutput(stdout: string, max: number): ParsedOutput {
  * when it carries one, so the dropped events come again next time; otherwise the watermark.
  */
 export function nextCursor(parsed: ParsedOutput, seeding: boolean): string | null {
-  if (!seeding && parsed.truncated > 0) {
-    const last = parsed.events.at(-1)?.cursor;
-    if (typeof last === 'string' || typeof last === 'number') return String(last);
-  }
+  if (resumesAfterCap(parsed, seeding)) return String(parsed.events.at(-1)?.cursor);
   return parsed.watermark;
+}
+
+/** Whether the next poll shows the events past the cap again: a live poll whose last kept event carries a cursor. */
+function resumesAfterCap(parsed: ParsedOutput, seeding: boolean): boolean {
+  const last = parsed.events.at(-1)?.cursor;
+  return !seeding && parsed.truncated > 0 && (typeof last === 'string' || typeof last === 'number');
+}
+
+/**
+ * The events past the cap the next poll will not show again (decision 196): all of them, unless
+ * the poll resumes from the last kept event's cursor. The kernel records them in the ledger.
+ */
+export function droppedEvents(parsed: ParsedOutput, seeding: boolean): TriggerEvent[] {
+  return resumesAfterCap(parsed, seeding) ? [] : (parsed.overflow ?? []);
 }
