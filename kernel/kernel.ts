@@ -4,6 +4,7 @@
  * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
  */
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type AwilixContainer, asValue } from 'awilix/browser';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -14,6 +15,7 @@ import { buildContainer, type Services } from './container.js';
 import { ensurePrivateDir, type Paths } from './daemon/paths.js';
 import { DaemonState } from './daemon/state.js';
 import { loadOrCreateToken } from './daemon/token.js';
+import { DiskGuard } from './disk/index.js';
 import {
   type AgentPort,
   branchTemplateProblem,
@@ -73,6 +75,14 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   ensurePrivateDir(paths.dataDir);
   ensurePrivateDir(paths.configDir);
   const token = loadOrCreateToken(paths.tokenFile);
+  // Before anything writes: a disk with no room starts the daemon in disk-full mode (decision 180).
+  const disk = new DiskGuard({
+    dir: paths.dataDir,
+    file: join(paths.dataDir, 'disk-reserve'),
+    clock,
+    logger,
+  });
+  disk.start();
 
   const config = new ConfigService({
     configDir: paths.configDir,
@@ -101,6 +111,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     logger,
     config,
     store,
+    disk,
     registry,
     daemon,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
@@ -114,6 +125,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     engine: asValue(
       new Engine({
         store,
+        disk,
         events: services.events,
         clock,
         config,
@@ -151,6 +163,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     token,
     logger,
     scopedAuth: [services.mcp.stepAuth],
+    onDiskFull: (err) => disk.noteRefusal(err),
     routes: (a) => {
       for (const mod of [...routeModules, mcpRoutes, ...(opts.extraRoutes ?? [])]) mod(a, services);
     },
@@ -260,6 +273,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       await app.close();
       await config.close();
       store.close();
+      disk.stop();
     },
   };
 }

@@ -606,11 +606,16 @@ export class ChatService {
     live.done = this.runTurn(this.load(id), turn, context, live)
       .catch((err: unknown) => {
         d.logger.error({ err, chat_id: id }, 'chat turn failed unexpectedly');
-        return this.finishTurn(id, turn, {
-          state: 'failed',
-          reason: 'internal_error',
-          message: (err as Error).message,
-        });
+        // Recording the failure can fail too (a full disk): logged, never an unhandled rejection.
+        try {
+          this.finishTurn(id, turn, {
+            state: 'failed',
+            reason: 'internal_error',
+            message: (err as Error).message,
+          });
+        } catch (again) {
+          d.logger.error({ err: again, chat_id: id }, 'chat turn failure not recorded');
+        }
       })
       .finally(() => {
         if (this.live.get(id) === live) this.live.delete(id);

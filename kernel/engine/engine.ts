@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock/index.js';
 import type { ConfigService } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
+import type { DiskGuard } from '../disk/index.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { deleteBranchIfEmpty, removeWorktree } from '../git/index.js';
@@ -43,6 +44,8 @@ import {
 
 export interface EngineDeps {
   store: Store;
+  /** Disk-full mode and the reserve (decision 180). */
+  disk: DiskGuard;
   events: EventLog;
   clock: Clock;
   config: ConfigService;
@@ -108,6 +111,7 @@ export class Engine {
         input: this.input,
         services: this.stepServices,
         store: d.store,
+        disk: d.disk,
         runs: this.runs,
         events: d.events,
         clock: d.clock,
@@ -222,9 +226,14 @@ export class Engine {
       this.states,
       this.d.clock,
       this.d.logger,
+      this.d.disk,
     );
+    // Admission held while the disk was full resumes the moment it has room (decision 180).
+    this.d.disk.onRoom(() => this.d.scheduler.poke());
     this.d.scheduler.start({
       admit: (task) => {
+        // A full disk: nothing new is started into the same wall; queued tasks wait for room.
+        if (this.d.disk.full) return false;
         const moved = this.states.move(task.id, 'queued', 'running', {});
         if (!moved) return false;
         this.runner.start(task.id);
@@ -233,7 +242,9 @@ export class Engine {
       park: (task) => {
         this.states.move(task.id, 'queued', 'paused', { pause_requested: 0 });
       },
-      waiting: (tasks) => this.precut.consider(tasks),
+      waiting: (tasks) => {
+        if (!this.d.disk.full) this.precut.consider(tasks);
+      },
     });
     this.started = true;
     return report;
@@ -339,6 +350,16 @@ export class Engine {
   }
 
   async create(body: CreateTask, opts: CreateOptions = {}) {
+    // A task created on a full disk could not run anyway; refusing it up front keeps what room is
+    // left for the outcomes of the tasks already running (decision 180).
+    if (this.d.disk.full)
+      throw new SvcError(
+        'disk_full',
+        'the data disk is full: no task was created; free space and retry',
+        {
+          code: this.d.disk.status().code ?? 'ENOSPC',
+        },
+      );
     const r = await this.creator.create(body, opts);
     if (!r.replayed) this.d.scheduler.poke();
     return r;

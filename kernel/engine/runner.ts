@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { formatMs } from '../clock/index.js';
 import { parseDuration } from '../config/index.js';
 import { effectiveContainer, ensureImage, runtimeProblem } from '../container/index.js';
+import { diskFullCode, isDiskFull } from '../disk/index.js';
 import { removeLeftIndexLock } from '../git/index.js';
 import type { FlowOutcome, Registry } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
@@ -76,6 +77,7 @@ const KILLED_REASONS = new Set([
   'timeout',
   'transcript_limit',
   'transcript_unwritable',
+  'disk_full',
 ]);
 
 export function blockReasonFor(failure: string): string {
@@ -150,26 +152,63 @@ export class Runner {
     return formatMs(this.deps.clock.now());
   }
 
+  /**
+   * The runner's last word on a task whose loop threw. Never throws itself: it runs in a `.catch`,
+   * where a second fault would be an unhandled rejection (issue 17). A full disk blocks the task
+   * `disk_full`, spending the reserve if it must; when even that is refused, the block is written
+   * once the disk has room (decision 180).
+   */
   private crashed(taskId: number, err: unknown): void {
-    this.deps.logger.error({ err, task_id: taskId }, 'task runner failed');
-    const task = this.deps.tasks.get(taskId);
-    if (task && (task.state === 'running' || task.state === 'awaiting_input')) {
-      for (const row of this.deps.runs.open(taskId))
-        closeRow(this.deps.runs, row, 'failed', this.deps.clock, {
-          failure_reason: 'internal_error',
-        });
-      this.deps.states.move(taskId, task.state, 'blocked', {
-        block_reason: 'internal_error',
-        block_detail: (err as Error).message,
+    const full = this.deps.disk.noteRefusal(err);
+    const message = (err as Error)?.message ?? String(err);
+    this.deps.logger.error(
+      { err, task_id: taskId },
+      full ? 'task runner stopped: the disk is full' : 'task runner failed',
+    );
+    const reason = full ? 'disk_full' : 'internal_error';
+    const detail = full ? `the disk is full (${full}): ${message}` : message;
+    const settle = () => this.deps.disk.rescue(() => this.settleCrash(taskId, reason, detail));
+    try {
+      settle();
+    } catch (again) {
+      if (!isDiskFull(again)) {
+        this.deps.logger.error({ err: again, task_id: taskId }, 'the failed task was not blocked');
+        return;
+      }
+      this.deps.logger.error({ task_id: taskId }, 'blocking the task waits for room on the disk');
+      const off = this.deps.disk.onRoom(() => {
+        off();
+        try {
+          settle();
+        } catch (last) {
+          this.deps.logger.error({ err: last, task_id: taskId }, 'the failed task was not blocked');
+        }
       });
     }
   }
 
-  private block(task: TaskRow, reason: string, detail: string | null): Next {
-    this.deps.states.move(task.id, 'running', 'blocked', {
-      block_reason: reason,
-      block_detail: detail,
+  private settleCrash(taskId: number, reason: string, detail: string): void {
+    this.deps.store.tx(() => {
+      const task = this.deps.tasks.get(taskId);
+      if (task && (task.state === 'running' || task.state === 'awaiting_input')) {
+        for (const row of this.deps.runs.open(taskId))
+          closeRow(this.deps.runs, row, 'failed', this.deps.clock, { failure_reason: reason });
+        this.deps.states.move(taskId, task.state, 'blocked', {
+          block_reason: reason,
+          block_detail: detail,
+        });
+      }
     });
+  }
+
+  private block(task: TaskRow, reason: string, detail: string | null): Next {
+    // A block is an outcome: on a full disk it may spend the reserve (decision 180).
+    this.deps.disk.rescue(() =>
+      this.deps.states.move(task.id, 'running', 'blocked', {
+        block_reason: reason,
+        block_detail: detail,
+      }),
+    );
     return 'stop';
   }
 
@@ -227,7 +266,10 @@ export class Runner {
       });
       if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
       if (!verdict.ok) {
-        this.block(task, verdict.reason, verdict.detail);
+        // git (or the directory) refused for want of room: the disk's fault, named so (decision 180).
+        const full = diskFullCode(verdict.detail);
+        if (full) this.deps.disk.noteRefusal(verdict.detail);
+        this.block(task, full ? 'disk_full' : verdict.reason, verdict.detail);
         return;
       }
     }
@@ -254,11 +296,18 @@ export class Runner {
         );
         return;
       }
+      if (more && deps.disk.full) {
+        // Disk-full mode (decision 180): the next step would only run into the same wall.
+        this.block(task, 'disk_full', 'the data disk is full; free space, then retry');
+        return;
+      }
       if (more && task.worktree_path) this.clearLeftLock(task, task.worktree_path);
       if (repair) next = await this.runRepair(task, project, snapshot, repair, entry);
       else if (followUp) next = await this.runFollowUp(task, project, snapshot, followUp, entry);
       else if (task.current_step >= snapshot.steps.length) {
-        deps.states.move(taskId, 'running', 'done', { finished_at: this.now() });
+        deps.disk.rescue(() =>
+          deps.states.move(taskId, 'running', 'done', { finished_at: this.now() }),
+        );
         return;
       } else {
         next = await this.runStep(
@@ -376,7 +425,9 @@ export class Runner {
   }
 
   private advance(task: TaskRow, index: number): void {
-    this.deps.states.patch(task.id, 'running', { current_step: index + 1 });
+    this.deps.disk.rescue(() =>
+      this.deps.states.patch(task.id, 'running', { current_step: index + 1 }),
+    );
   }
 
   /** Runs a top-level step at `index` until it succeeds, stops the task, or needs another attempt. */

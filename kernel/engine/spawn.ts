@@ -131,7 +131,15 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     onStdout: (c) => split.stdout.push(c, onLine('stdout')),
     onStderr: (c) => split.stderr.push(c, onLine('stderr')),
   });
-  if (proc.pid !== undefined) s.onSpawn?.(proc.pid, proc.startTicks);
+  try {
+    if (proc.pid !== undefined) s.onSpawn?.(proc.pid, proc.startTicks);
+  } catch (err) {
+    // The pid could not be journaled (a full disk): a process nobody could find after a crash is
+    // not left running (decision 180).
+    proc.terminate();
+    await proc.done;
+    throw err;
+  }
   s.onProcess?.(proc);
   req.onStart?.({
     write: (text) => {
