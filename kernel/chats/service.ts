@@ -47,7 +47,7 @@ import type {
   InputWait,
   UsageTotals,
 } from '../plugin/index.js';
-import { resolveEnvironment, TranscriptWriter } from '../proc/index.js';
+import { killMarked, procMarkPrefix, resolveEnvironment, TranscriptWriter } from '../proc/index.js';
 import type { Project, ProjectService } from '../projects/index.js';
 import { StepRunsTable, type Store, type TaskRow } from '../store/index.js';
 import { taskContext } from './context.js';
@@ -132,6 +132,8 @@ export class ChatService {
       this.table.claimOf(projectId, branch, LIVE_CHAT_STATES, exceptChat ?? 0)?.id ?? null;
     this.d.store.tx(() => {
       for (const turn of this.table.runningTurns()) {
+        // The CLI's process group may have died with the daemon; what left it has not (decision 182).
+        killMarked(`${this.turnMark(turn.chat_id, turn.seq)}.`);
         this.table.updateTurn(turn.id, {
           state: 'interrupted',
           failure_reason: 'daemon_restarted',
@@ -144,6 +146,11 @@ export class ChatService {
   }
 
   private stopping = false;
+
+  /** The attempt marker of one turn's processes (decision 182). */
+  private turnMark(chatId: number, seq: number): string {
+    return `${procMarkPrefix(this.d.paths.dataDir)}.c${chatId}t${seq}`;
+  }
 
   /** Stops every live turn (daemon stop); each turn ends `interrupted` and its chat goes idle. */
   async stop(): Promise<void> {
@@ -684,6 +691,7 @@ export class ChatService {
             mounts: [],
             signal,
             cancelled: () => live.abort.signal.aborted,
+            mark: this.turnMark(chat.id, turn.seq),
             onOutput: (line) =>
               d.events.live({
                 kind: 'command.output',

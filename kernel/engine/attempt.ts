@@ -46,6 +46,8 @@ export interface AttemptDeps {
   clock: Clock;
   config: () => Config;
   transcriptsDir: string;
+  /** This data directory's attempt-marker prefix (decision 182); absent, processes go unmarked. */
+  procMark?: string;
 }
 
 export interface AttemptSpec {
@@ -285,6 +287,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
           readOnlyMounts: scratch ? [scratch] : [],
           signal,
           cancelled: () => spec.signal.aborted,
+          mark: deps.procMark ? `${deps.procMark}.r${runId}` : undefined,
           onOutput: (line) =>
             deps.events.live({
               kind: 'command.output',

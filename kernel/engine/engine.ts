@@ -14,6 +14,7 @@ import type { EventLog } from '../events/index.js';
 import { deleteBranchIfEmpty, removeWorktree } from '../git/index.js';
 import type { Notifier } from '../ops/notify.js';
 import type { Registry } from '../plugin/index.js';
+import { procMarkPrefix } from '../proc/index.js';
 import type { ProjectService } from '../projects/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import { StepRunsTable, type Store, type TaskRow, TasksTable } from '../store/index.js';
@@ -112,6 +113,7 @@ export class Engine {
         services: this.stepServices,
         store: d.store,
         disk: d.disk,
+        procMark: procMarkPrefix(d.paths.dataDir),
         runs: this.runs,
         events: d.events,
         clock: d.clock,
@@ -227,6 +229,7 @@ export class Engine {
       this.d.clock,
       this.d.logger,
       this.d.disk,
+      procMarkPrefix(this.d.paths.dataDir),
     );
     // Admission held while the disk was full resumes the moment it has room (decision 180).
     this.d.disk.onRoom(() => this.d.scheduler.poke());

@@ -1,7 +1,8 @@
 /**
  * Crash recovery at start-up, before the scheduler runs (decision 009). Every step run still
  * marked running whose task is not waiting is closed `interrupted` (no retry consumed); its
- * process group is killed if the pid still names the process we started; tasks that were running
+ * process group is killed if the pid still names the process we started, and so is every process
+ * still carrying the attempt's marker (decision 182); tasks that were running
  * or awaiting input go back to queued and are re-admitted for a fresh attempt. A gate's or a
  * parked parent's open row is correct and kept. A persisted pause request survives.
  *
@@ -13,7 +14,7 @@
 import type { Logger } from 'pino';
 import { type Clock, formatMs } from '../clock/index.js';
 import { type DiskGuard, isDiskFull } from '../disk/index.js';
-import { killOrphan } from '../proc/index.js';
+import { killMarked, killOrphan } from '../proc/index.js';
 import type { StepRunsTable, Store, TasksTable } from '../store/index.js';
 import type { TaskStates } from './state.js';
 
@@ -38,6 +39,8 @@ export function recover(
   clock: Clock,
   logger: Logger,
   disk?: DiskGuard,
+  /** The attempt-marker prefix of this data directory (decision 182). */
+  markerPrefix?: string,
   only?: ReadonlySet<number>,
 ): RecoveryReport {
   const report: RecoveryReport = {
@@ -64,6 +67,9 @@ export function recover(
     const task = tasks.get(row.task_id);
     if (task && KEEPS_OPEN_ROWS.has(task.state) && row.pid === null) continue;
     if (row.pid !== null && killOrphan(row.pid, row.proc_started_at)) report.killed_orphans++;
+    // Descendants that left the attempt's process group (a daemonized shell tool) are found by
+    // the marker their environment carries (decision 182).
+    if (markerPrefix) report.killed_orphans += killMarked(`${markerPrefix}.r${row.id}.`).length;
     write(row.task_id, () =>
       store.tx(() =>
         runs.update(row.id, {
@@ -97,7 +103,7 @@ export function recover(
     );
     const off = disk.onRoom(() => {
       off();
-      recover(store, tasks, runs, states, clock, logger, disk, waiting);
+      recover(store, tasks, runs, states, clock, logger, disk, markerPrefix, waiting);
     });
   }
   if (report.closed_runs + report.requeued_tasks + report.blocked_disk_full > 0)

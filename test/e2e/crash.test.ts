@@ -1,4 +1,5 @@
-// Issue 4 point 9: kill -9 of a real daemon mid-step loses nothing (decision 009).
+// Issue 4 point 9: kill -9 of a real daemon mid-step loses nothing (decision 009); what the step
+// started outside its process group is reaped by recovery too (issue 17, decision 182).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +33,7 @@ steps:
     run: |
       if [ -f ${marks}/ran-once ]; then echo second; exit 0; fi
       touch ${marks}/ran-once
+      setsid sh -c 'echo $$ > ${marks}/escaped; exec sleep 300' &
       sleep 300 &
       echo $! > ${marks}/child
       wait
@@ -58,10 +60,18 @@ steps:
         () => existsSync(join(marks, 'child')) && readFileSync(join(marks, 'child'), 'utf8').trim(),
       ),
     );
+    // A descendant that left the step's process group and session (decision 182).
+    const escaped = Number(
+      await waitFor(
+        () =>
+          existsSync(join(marks, 'escaped')) && readFileSync(join(marks, 'escaped'), 'utf8').trim(),
+      ),
+    );
     const { pid } = JSON.parse(readFileSync(join(root, 'data', 'daemon.json'), 'utf8'));
     process.kill(pid, 'SIGKILL');
     await waitFor(() => !alive(pid));
     expect(alive(child)).toBe(true);
+    expect(alive(escaped)).toBe(true);
 
     const again = svc(env, 'daemon', 'start');
     expect(again.code).toBe(0);
@@ -84,6 +94,7 @@ steps:
       [2, 'succeeded', null],
     ]);
     await waitFor(() => !alive(child));
+    expect(alive(escaped), 'recovery kills what left the group too').toBe(false);
     expect(svc(env, 'daemon', 'stop').code).toBe(0);
   });
 });
