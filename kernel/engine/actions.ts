@@ -22,6 +22,7 @@ import {
 import type { TaskState } from '../task-states.js';
 import { type BranchOutcome, dropWorktree, judgeBranch, worktreeDirty } from './archive.js';
 import { closeRow } from './attempt.js';
+import { refuseIfWorktreeLost } from './lost-worktree.js';
 import {
   type FollowUpSpec,
   jsonOr,
@@ -160,13 +161,15 @@ export class TaskActions {
   }
 
   resume(id: number): TaskRow {
-    return this.act(id, 'resume', (t) =>
-      this.d.states.move(t.id, 'paused', 'queued', { pause_requested: 0 }),
-    );
+    return this.act(id, 'resume', (t) => {
+      refuseIfWorktreeLost(this.d, t, 'resume');
+      return this.d.states.move(t.id, 'paused', 'queued', { pause_requested: 0 });
+    });
   }
 
   approve(id: number): TaskRow {
     return this.act(id, 'approve', (t) => {
+      refuseIfWorktreeLost(this.d, t, 'approve');
       const row = this.openRow(t);
       const moved = this.d.states.move(t.id, 'awaiting_gate', 'queued', {
         current_step: this.gateAdvance(t),
@@ -206,6 +209,7 @@ export class TaskActions {
           current_step: spec?.origin_step ?? t.step_total,
         });
       }
+      if (t.state === 'awaiting_gate') refuseIfWorktreeLost(this.d, t, 'skip');
       const row = this.openRow(t);
       const moved = this.d.states.move(t.id, t.state, 'queued', {
         current_step: this.gateAdvance(t),
@@ -550,6 +554,7 @@ export class TaskActions {
     body: { answers?: Record<string, string | string[]>; allow?: boolean },
   ): TaskRow {
     return this.act(id, 'answer', (t) => {
+      refuseIfWorktreeLost(this.d, t, 'answer');
       if (!this.d.answerInput)
         throw new SvcError('invalid_state', 'no agent is waiting for an answer', {
           state: t.state,

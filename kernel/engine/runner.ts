@@ -64,6 +64,8 @@ type Next = 'next' | 'stop';
 interface Active {
   ac: AbortController;
   reason: 'cancel' | 'shutdown' | null;
+  /** The failure reason an interrupted attempt records, when not `canceled` (decision 183). */
+  failure?: string;
   done: Promise<void>;
 }
 
@@ -132,6 +134,18 @@ export class Runner {
     if (!a) return;
     a.reason = 'cancel';
     a.ac.abort(new Error('cancelled'));
+  }
+
+  /**
+   * Stops the live attempt of a task an action already moved (a worktree lost while the agent
+   * waited for an answer, decision 183): like cancel, the attempt recording `failure`.
+   */
+  interrupt(taskId: number, failure: string): void {
+    const a = this.active.get(taskId);
+    if (!a) return;
+    a.reason = 'cancel';
+    a.failure = failure;
+    a.ac.abort(new Error(failure));
   }
 
   /** Stops every live attempt for a daemon stop; their tasks go back to queued. */
@@ -349,7 +363,7 @@ export class Runner {
     for (const row of this.deps.runs.open(taskId)) {
       if (row.step_type === 'manual' && task.state === 'awaiting_gate') continue;
       closeRow(this.deps.runs, row, 'interrupted', this.deps.clock, {
-        failure_reason: entry.reason === 'cancel' ? 'canceled' : 'interrupted',
+        failure_reason: entry.failure ?? (entry.reason === 'cancel' ? 'canceled' : 'interrupted'),
       });
     }
     if (entry.reason === 'shutdown') {
@@ -546,6 +560,12 @@ export class Runner {
     return typeof v === 'string' ? durationMs(v) : 0;
   }
 
+  /** An attempt an action interrupted records why (decision 183), not `canceled`. */
+  private noteFailure(result: AttemptResult, entry: Active): void {
+    if (entry.failure && result.row.state === 'interrupted')
+      this.deps.runs.update(result.row.id, { failure_reason: entry.failure });
+  }
+
   /** max_task_cost_usd / max_tree_cost_usd after an attempt that reported a cost (SPEC §2.10). */
   costBlock(task: TaskRow): string | null {
     const config = this.deps.config();
@@ -574,6 +594,7 @@ export class Runner {
     const costReason = reportedCost ? this.costBlock(task) : null;
     switch (outcome.kind) {
       case 'cancelled':
+        this.noteFailure(result, entry);
         return 'stop';
       case 'awaiting_gate':
         deps.states.move(task.id, 'running', 'awaiting_gate', {});
@@ -685,6 +706,7 @@ export class Runner {
       return this.block(task, costReason, `spend passed the cap in follow-up ${spec.round}`);
     switch (outcome.kind) {
       case 'cancelled':
+        this.noteFailure(result, entry);
         return 'stop';
       case 'awaiting_gate':
         deps.states.move(task.id, 'running', 'awaiting_gate', {});
