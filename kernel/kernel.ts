@@ -12,6 +12,7 @@ import { agentPort } from './agents/index.js';
 import { type Clock, SystemClock } from './clock/index.js';
 import { ConfigService } from './config/index.js';
 import { buildContainer, type Services } from './container.js';
+import { tightenModes } from './daemon/modes.js';
 import { ensurePrivateDir, type Paths } from './daemon/paths.js';
 import { DaemonState } from './daemon/state.js';
 import { loadOrCreateToken } from './daemon/token.js';
@@ -74,6 +75,16 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   const clock = opts.clock ?? new SystemClock();
   ensurePrivateDir(paths.dataDir);
   ensurePrivateDir(paths.configDir);
+  // Whatever a copy, a restore or a umask loosened under either directory (decision 184).
+  const tightened = tightenModes(paths);
+  if (tightened.length > 0)
+    logger.warn(
+      {
+        count: tightened.length,
+        paths: tightened.slice(0, 20).map((e) => `${e.path} 0${e.mode.toString(8)}`),
+      },
+      'tightened loose modes under the data and config directories',
+    );
   const token = loadOrCreateToken(paths.tokenFile);
   // Before anything writes: a disk with no room starts the daemon in disk-full mode (decision 180).
   const disk = new DiskGuard({

@@ -13,6 +13,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from '
 import { readdir } from 'node:fs/promises';
 import { formatMs } from '../clock/index.js';
 import { readConfigFile } from '../config/index.js';
+import { looseModes } from '../daemon/modes.js';
 import type { Paths } from '../daemon/paths.js';
 import type { Db } from '../store/index.js';
 import { TASK_STATES, type TaskState } from '../task-states.js';
@@ -170,8 +171,23 @@ function permissionWarnings(paths: Paths): PermissionWarning[] {
       remediation: `chmod ${expected.toString(8)} ${path}`,
     });
   }
+  // Anything else under either directory (decision 184): transcripts, backups, workflows, …
+  const named = new Set(wanted.map(([p]) => p));
+  for (const e of looseModes(paths, PERMISSION_WARNINGS_MAX)) {
+    if (named.has(e.path)) continue;
+    const expected = e.mode & ~e.loose;
+    out.push({
+      path: e.path,
+      mode: modeText(e.mode),
+      expected_mode: modeText(expected),
+      remediation: `chmod ${expected.toString(8)} ${e.path}`,
+    });
+  }
   return out;
 }
+
+/** The longest `config_permissions[]` list (the daemon tightens everything at its next start). */
+const PERMISSION_WARNINGS_MAX = 100;
 
 function pathsGroup(paths: Paths): PathsGroup {
   const exists = existsSync(paths.configFile);
