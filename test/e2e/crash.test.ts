@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../support/app.js';
+import { skipUnlessCi } from '../support/ci.js';
 import { HAVE_BUILD, svc } from '../support/daemon-proc.js';
 import { gitRepo } from '../support/git.js';
 import { withWorkflows } from '../support/tasks.js';
@@ -18,7 +19,9 @@ function alive(pid: number): boolean {
   }
 }
 
-describe.skipIf(!HAVE_BUILD)('crash recovery', () => {
+describe.skipIf(
+  skipUnlessCi(!HAVE_BUILD && 'dist/ is not built (npm run build)', 'crash recovery'),
+)('crash recovery', () => {
   it('a killed daemon’s running step is closed interrupted, its orphan killed, and the task finishes after restart', async () => {
     const root = tempDir('svc-crash-');
     const env = { SVC_DATA_DIR: join(root, 'data'), SVC_CONFIG_DIR: join(root, 'config') };

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TASK_STATES } from '../../kernel/task-states.js';
 import { waitFor } from '../support/app.js';
+import { skipUnlessCi } from '../support/ci.js';
 import { type DaemonProc, dirsIn, HAVE_BUILD, startDaemon } from '../support/daemon-proc.js';
 import { gitRepo } from '../support/git.js';
 import { openSse, type SseClient } from '../support/sse.js';
@@ -67,7 +68,9 @@ function parse(frames: SseClient['frames']): Ev[] {
     .map((f) => JSON.parse(f.data as string) as Ev);
 }
 
-describe.skipIf(!HAVE_BUILD)('kill -9 at scripted points under load', () => {
+describe.skipIf(
+  skipUnlessCi(!HAVE_BUILD && 'dist/ is not built (npm run build)', 'kill -9 at scripted points'),
+)('kill -9 at scripted points under load', () => {
   it(`loses no task, event or slot across ${POINTS.length} kills`, {
     timeout: 600_000,
   }, async () => {
