@@ -11,7 +11,7 @@ const TEXT = /no space left on device|disk quota exceeded|database or disk is fu
 /** The code naming a full disk in `err` (or its `cause`), or null when it is some other fault. */
 export function diskFullCode(err: unknown, depth = 0): string | null {
   if (err === null || err === undefined || depth > 4) return null;
-  if (typeof err === 'string') return TEXT.test(err) ? 'ENOSPC' : null;
+  if (typeof err === 'string') return textCode(err);
   if (typeof err !== 'object') return null;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && CODES.has(code)) return code;
@@ -23,9 +23,13 @@ export function diskFullCode(err: unknown, depth = 0): string | null {
   // A system or SQLite error names its own fault; only uncoded errors (a child's text) are read.
   if (typeof code === 'string' && /^(E[A-Z0-9]+|SQLITE_[A-Z_]+)$/.test(code)) return null;
   const message = (err as { message?: unknown }).message;
-  if (typeof message === 'string' && TEXT.test(message))
-    return /quota/i.test(message) ? 'EDQUOT' : 'ENOSPC';
-  return diskFullCode((err as { cause?: unknown }).cause, depth + 1);
+  const fromText = typeof message === 'string' ? textCode(message) : null;
+  return fromText ?? diskFullCode((err as { cause?: unknown }).cause, depth + 1);
+}
+
+function textCode(text: string): string | null {
+  if (!TEXT.test(text)) return null;
+  return /quota/i.test(text) ? 'EDQUOT' : 'ENOSPC';
 }
 
 /** True when `err` says a write found no room. */
