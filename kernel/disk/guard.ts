@@ -125,8 +125,15 @@ export class DiskGuard {
    */
   noteRefusal(err: unknown): string | null {
     const code = diskFullCode(err);
-    if (code) this.enter(code);
+    // A refusal from another file system (a backup's destination, a device) while the data disk
+    // has room is that write's failure alone: the daemon's writers carry on.
+    if (code && !this.roomNow()) this.enter(code);
     return code;
+  }
+
+  /** Room for the reserve and as much again on the data disk. */
+  private roomNow(): boolean {
+    return this.freeBytes() + (this.held() ?? 0) >= 2 * this.bytes;
   }
 
   /**
@@ -137,7 +144,8 @@ export class DiskGuard {
     try {
       return fn();
     } catch (err) {
-      if (this.noteRefusal(err) === null || !this.release()) throw err;
+      // Only for the data disk: a refusal elsewhere (or with room here) gains nothing from it.
+      if (this.noteRefusal(err) === null || this.fullSince === null || !this.release()) throw err;
       this.o.logger.warn({ code: this.code }, 'the disk reserve was spent to record an outcome');
       return fn();
     }
@@ -188,10 +196,8 @@ export class DiskGuard {
   /** Ends the mode when the file system has room for the reserve and as much again. */
   recheck(): void {
     if (this.fullSince === null) return;
-    const free = this.freeBytes();
-    const held = this.held() ?? 0;
-    if (free + held < 2 * this.bytes) return;
-    if (held < this.bytes && this.fill() !== 'ok') return;
+    if (!this.roomNow()) return;
+    if ((this.held() ?? 0) < this.bytes && this.fill() !== 'ok') return;
     const since = this.fullSince;
     this.fullSince = null;
     this.code = null;

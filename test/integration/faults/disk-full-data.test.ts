@@ -220,7 +220,9 @@ steps:
     expect(res.json()).toMatchObject({ error: { code: 'disk_full' } });
     expect(existsSync(target)).toBe(false);
     expect(readdirSync(dest.dir).filter((n) => n !== 'filler')).toEqual([]);
-    // The data disk was never full: the daemon is not in disk-full mode.
+    // The data disk was never full: the daemon did not enter disk-full mode (running tasks'
+    // transcripts are not refused because a backup's destination was full).
+    expect(t.kernel.services.disk.refusing()).toBeNull();
     expect(t.kernel.services.disk.full).toBe(false);
     dest.unfill();
     const ok = await t.api(
