@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { formatMs } from '../clock/index.js';
 import { parseDuration } from '../config/index.js';
 import { effectiveContainer, ensureImage, runtimeProblem } from '../container/index.js';
-import { diskFullCode, isDiskFull } from '../disk/index.js';
+import { diskFullCode } from '../disk/index.js';
 import { removeLeftIndexLock } from '../git/index.js';
 import type { FlowOutcome, Registry } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
@@ -22,6 +22,7 @@ import {
 } from '../store/index.js';
 import { type AttemptDeps, type AttemptResult, closeRow, runAttempt } from './attempt.js';
 import { buildContext } from './context.js';
+import { settleCrashedTask } from './crash.js';
 import { runFlow } from './flow.js';
 import {
   durationMs,
@@ -166,53 +167,9 @@ export class Runner {
     return formatMs(this.deps.clock.now());
   }
 
-  /**
-   * The runner's last word on a task whose loop threw. Never throws itself: it runs in a `.catch`,
-   * where a second fault would be an unhandled rejection (issue 17). A full disk blocks the task
-   * `disk_full`, spending the reserve if it must; when even that is refused, the block is written
-   * once the disk has room (decision 180).
-   */
+  /** Never throws: it runs in a `.catch` (crash.ts, decisions 180 and 181). */
   private crashed(taskId: number, err: unknown): void {
-    const full = this.deps.disk.noteRefusal(err);
-    const message = (err as Error)?.message ?? String(err);
-    this.deps.logger.error(
-      { err, task_id: taskId },
-      full ? 'task runner stopped: the disk is full' : 'task runner failed',
-    );
-    const reason = full ? 'disk_full' : 'internal_error';
-    const detail = full ? `the disk is full (${full}): ${message}` : message;
-    const settle = () => this.deps.disk.rescue(() => this.settleCrash(taskId, reason, detail));
-    try {
-      settle();
-    } catch (again) {
-      if (!isDiskFull(again)) {
-        this.deps.logger.error({ err: again, task_id: taskId }, 'the failed task was not blocked');
-        return;
-      }
-      this.deps.logger.error({ task_id: taskId }, 'blocking the task waits for room on the disk');
-      const off = this.deps.disk.onRoom(() => {
-        off();
-        try {
-          settle();
-        } catch (last) {
-          this.deps.logger.error({ err: last, task_id: taskId }, 'the failed task was not blocked');
-        }
-      });
-    }
-  }
-
-  private settleCrash(taskId: number, reason: string, detail: string): void {
-    this.deps.store.tx(() => {
-      const task = this.deps.tasks.get(taskId);
-      if (task && (task.state === 'running' || task.state === 'awaiting_input')) {
-        for (const row of this.deps.runs.open(taskId))
-          closeRow(this.deps.runs, row, 'failed', this.deps.clock, { failure_reason: reason });
-        this.deps.states.move(taskId, task.state, 'blocked', {
-          block_reason: reason,
-          block_detail: detail,
-        });
-      }
-    });
+    settleCrashedTask(this.deps, taskId, err);
   }
 
   private block(task: TaskRow, reason: string, detail: string | null): Next {
