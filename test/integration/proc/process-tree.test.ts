@@ -48,7 +48,7 @@ async function started(d: Daemonized): Promise<number> {
   const pid = await waitFor(() => {
     const n = Number(readFileSync(d.pidFile, 'utf8').trim());
     return n > 0 && existsSync(d.beats) ? n : null;
-  });
+  }, 60_000);
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const [, , pgid, session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   expect(Number(session)).toBe(pid);
@@ -70,7 +70,7 @@ async function agentTask(t: TestApp, extra: Record<string, unknown> = {}) {
 }
 
 describe('what an attempt started ends with it, inside its process group or out of it', () => {
-  it('task cancel', async () => {
+  it('task cancel', { timeout: 90_000 }, async () => {
     const d = daemonized();
     const t = await buildTestApp({ config: agentConfig(d.knobs) });
     const task = await agentTask(t);
@@ -81,7 +81,7 @@ describe('what an attempt started ends with it, inside its process group or out 
     await goneAndQuiet(pid, d);
   });
 
-  it('step timeout', async () => {
+  it('step timeout', { timeout: 90_000 }, async () => {
     const d = daemonized();
     const t = await buildTestApp({ config: agentConfig(d.knobs) });
     const task = await agentTask(t, { timeout: '1m', max_retries: 0 });
@@ -92,7 +92,7 @@ describe('what an attempt started ends with it, inside its process group or out 
     await goneAndQuiet(pid, d);
   });
 
-  it('chat cancel', async () => {
+  it('chat cancel', { timeout: 90_000 }, async () => {
     const d = daemonized();
     const t = await buildTestApp({ config: agentConfig(d.knobs) });
     const { project } = await addProject(t);
@@ -105,7 +105,7 @@ describe('what an attempt started ends with it, inside its process group or out 
     await goneAndQuiet(pid, d);
   });
 
-  it('daemon stop, with a step and a chat turn live', async () => {
+  it('daemon stop, with a step and a chat turn live', { timeout: 90_000 }, async () => {
     const d = daemonized();
     const c = daemonized();
     const t = await buildTestApp({ config: agentConfig(d.knobs), keepOpen: true });
