@@ -21,7 +21,8 @@ import type { Logger } from 'pino';
 import { diskFullCode } from '../disk/index.js';
 import { type ErrorCode, envelopeOf, errorCodes, isSvcError, SvcError } from '../errors.js';
 import { describeLimit, installBodyParser, ORDINARY_BODY_LIMIT } from './body.js';
-import { checkRequest, type ScopedAuth } from './guard.js';
+import { checkRequest, type ScopedAuth, type SessionAuth } from './guard.js';
+import { installSecurityHeaders } from './security-headers.js';
 
 export interface AppOptions {
   token: string;
@@ -32,6 +33,8 @@ export interface AppOptions {
   scopedAuth?: readonly ScopedAuth[];
   /** Told of every request a full disk refused (decision 180: the daemon enters disk-full mode). */
   onDiskFull?: (err: unknown) => void;
+  /** The web board's session credential and public paths (decision 240). */
+  sessionAuth?: SessionAuth;
 }
 
 const registered = new WeakMap<FastifyInstance, Array<{ method: string; url: string }>>();
@@ -182,8 +185,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   installBodyParser(app);
 
   app.addHook('onRequest', async (req) => {
-    checkRequest(req, opts.token, opts.scopedAuth);
+    checkRequest(req, opts.token, opts.scopedAuth, opts.sessionAuth);
   });
+  installSecurityHeaders(app);
   // Requests are logged by method, route pattern and status only: URLs and headers can carry secrets.
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
