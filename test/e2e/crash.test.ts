@@ -22,7 +22,9 @@ function alive(pid: number): boolean {
 describe.skipIf(
   skipUnlessCi(!HAVE_BUILD && 'dist/ is not built (npm run build)', 'crash recovery'),
 )('crash recovery', () => {
-  it('a killed daemon’s running step is closed interrupted, its orphan killed, and the task finishes after restart', async () => {
+  it('a killed daemon’s running step is closed interrupted, its orphan killed, and the task finishes after restart', {
+    timeout: 90_000,
+  }, async () => {
     const root = tempDir('svc-crash-');
     const env = { SVC_DATA_DIR: join(root, 'data'), SVC_CONFIG_DIR: join(root, 'config') };
     const marks = tempDir('svc-marks-');
