@@ -235,6 +235,7 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
           reclaimer: c.reclaimer,
           backups: c.backups,
           queue: c.opsQueue,
+          disk: c.disk,
         }),
     ).singleton(),
     // Given the cradle itself: tools reach every service lazily, the engine included.

@@ -15,6 +15,7 @@ import { formatMs } from '../clock/index.js';
 import { readConfigFile } from '../config/index.js';
 import { looseModes } from '../daemon/modes.js';
 import type { Paths } from '../daemon/paths.js';
+import type { DiskStatus } from '../disk/index.js';
 import type { Db } from '../store/index.js';
 import { TASK_STATES, type TaskState } from '../task-states.js';
 import type { AgentFacts } from './agent-facts.js';
@@ -97,6 +98,11 @@ export interface StorageGroup {
   orphans_known: boolean;
   orphans: DoctorOrphan[];
   scan_error?: string;
+  /**
+   * The daemon's disk-full mode (decision 180): while `full`, admission holds and refused writes
+   * answer 507. null when the report is built without a daemon (svc doctor offline).
+   */
+  disk_full_mode: DiskStatus | null;
 }
 
 export interface Unreconciled {
@@ -144,6 +150,8 @@ export interface DoctorSources {
   reclaimer: Reclaimer | null;
   backup: () => BackupStatus;
   container: () => Promise<ContainerGroup>;
+  /** The data disk's guard, when a daemon runs (decision 180). */
+  disk?: () => DiskStatus;
 }
 
 function permissionWarnings(paths: Paths): PermissionWarning[] {
@@ -263,7 +271,11 @@ export function tasksGroup(db: Db): TasksGroup {
   }
 }
 
-async function storageGroup(paths: Paths, reclaimer: Reclaimer | null): Promise<StorageGroup> {
+async function storageGroup(
+  paths: Paths,
+  reclaimer: Reclaimer | null,
+  guard: (() => DiskStatus) | undefined,
+): Promise<StorageGroup> {
   const disk = diskUsage(existsSync(paths.worktreesDir) ? paths.worktreesDir : paths.dataDir);
   let names: string[] = [];
   try {
@@ -277,6 +289,7 @@ async function storageGroup(paths: Paths, reclaimer: Reclaimer | null): Promise<
     worktree_bytes: await treeBytes(paths.worktreesDir),
     orphans_known: reclaimer !== null,
     orphans: [],
+    disk_full_mode: guard ? guard() : null,
   };
   if (disk.error) group.disk_error = disk.error;
   if (reclaimer) {
@@ -368,7 +381,7 @@ export async function buildDoctorReport(s: DoctorSources): Promise<DoctorReport>
       };
   const [agents, storage, container] = await Promise.all([
     s.agents(),
-    storageGroup(s.paths, s.db ? s.reclaimer : null),
+    storageGroup(s.paths, s.db ? s.reclaimer : null, s.disk),
     s.container(),
   ]);
   const body = {

@@ -105,6 +105,12 @@ steps:
         s.state,
       ]),
     ).toEqual([[1, 'interrupted']]);
+    // The doctor tells why: the mode holds, and the last daemon stopped with the disk full.
+    const doctor = await d.json<{ storage: { disk_full_mode: Record<string, unknown> | null } }>(
+      'GET',
+      '/v1/doctor',
+    );
+    expect(doctor.storage.disk_full_mode).toMatchObject({ full: true, ended_full: true });
 
     // Room returns (the disk grows; nothing is deleted): retry finishes both.
     disk.grow(80);

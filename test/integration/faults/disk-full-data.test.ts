@@ -7,7 +7,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
+import { renderDoctor } from '../../../cli/commands/doctor.js';
 import { RECHECK_MS } from '../../../kernel/disk/index.js';
+import type { DoctorReport } from '../../../kernel/ops/index.js';
 import { buildTestApp, type TestApp } from '../../support/app.js';
 import { requireOrSkip } from '../../support/ci.js';
 import { mountSmallDisk, type SmallDisk } from '../../support/small-disk.js';
@@ -136,11 +138,23 @@ describe('a full data disk (tmpfs)', () => {
       [parked.id, ...acked].sort(),
     );
     expect((await t.api('GET', '/v1/info')).statusCode).toBe(200);
+    // The doctor says why queued work waits, in the report and in what `svc doctor` prints.
+    const doctor = await t.api('GET', '/v1/doctor');
+    expect(doctor.statusCode).toBe(200);
+    const report = doctor.json() as DoctorReport;
+    expect(report.storage.disk_full_mode).toMatchObject({ full: true });
+    expect(report.storage.disk_full_mode?.code).toMatch(/SQLITE_FULL|ENOSPC/);
+    expect(renderDoctor(report).join('\n')).toMatch(
+      /warning: the data disk is full \((SQLITE_FULL|ENOSPC) since /,
+    );
     // Cancel of a waiting task: done or refused, never 500.
     const cancel = await act(t, parked.id, 'cancel');
     expect([200, 507]).toContain(cancel.statusCode);
     disk.unfill();
     await roomAgain(t, disk, 20);
+    const cleared = (await t.api('GET', '/v1/doctor')).json() as DoctorReport;
+    expect(cleared.storage.disk_full_mode).toMatchObject({ full: false, since: null });
+    expect(renderDoctor(cleared).join('\n')).not.toContain('the data disk is full');
     const after = await postTask(t, { project_id: project.id, title: 'after', workflow: 'ok' });
     expect(after.statusCode).toBe(201);
     expect((await waitState(t, (after.json() as { id: number }).id, 'done')).state).toBe('done');
