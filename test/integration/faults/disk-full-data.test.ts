@@ -147,6 +147,17 @@ describe('a full data disk (tmpfs)', () => {
     expect(renderDoctor(report).join('\n')).toMatch(
       /warning: the data disk is full \((SQLITE_FULL|ENOSPC) since /,
     );
+    // A backup onto the full data disk (its stage and its archive need room there): refused,
+    // nothing partial left beside the filler and the daemon's own directories.
+    const backup = await t.api(
+      'POST',
+      '/v1/daemon/backup',
+      { path: join(disk.dir, 'b.tar.gz') },
+      { 'content-type': 'application/json' },
+    );
+    expect(backup.statusCode, backup.body).toBe(507);
+    expect(backup.json()).toMatchObject({ error: { code: 'disk_full' } });
+    expect(readdirSync(disk.dir).sort()).toEqual(['config', 'data', 'filler']);
     // Cancel of a waiting task: done or refused, never 500.
     const cancel = await act(t, parked.id, 'cancel');
     expect([200, 507]).toContain(cancel.statusCode);
