@@ -8,11 +8,18 @@ import { EXIT } from '../exit-codes.js';
 import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
 import { type Frame, followStream } from '../sse.js';
 import type { StepRun } from '../tui/model.js';
+import {
+  chatLockLines,
+  FORGE_CREATE_OPTIONS,
+  forgeCreateBody,
+  forgeLines,
+  type TaskLinks,
+} from './task-links.js';
 
 /** A step run as `GET /v1/tasks/{id}/steps` answers it; the board reads the same rows. */
 type Step = StepRun;
 
-export interface Task {
+export interface Task extends TaskLinks {
   id: number;
   project_id: number;
   project_name?: string;
@@ -34,10 +41,18 @@ export interface Task {
   cost_usd?: number | null;
   parent_task_id: number | null;
   lane_id: string | null;
+  prompt?: string | null;
   warnings?: string[];
   steps?: Step[];
   workflow_steps?: Array<{ index: number; id: string; name: string; type: string }>;
-  children?: { total: number; settled: number; by_state: Record<string, number> };
+  children?: {
+    total: number;
+    settled: number;
+    by_state: Record<string, number>;
+    merged?: number;
+    unmerged?: number;
+    left_out?: Array<{ task_id: number; lane_id: string; branch: string; reason: string }>;
+  };
   loop?: { iteration: number; max_iterations: number; total?: number; item?: string };
   readmitted?: number;
   branch?: { name: string; result: string; error?: string };
@@ -69,15 +84,30 @@ function printTask(ctx: CommandContext, t: Task): void {
   lines.push(
     `  workflow  ${t.workflow}   step ${Math.min(t.current_step + 1, t.step_total)}/${t.step_total}`,
   );
+  if (t.prompt) {
+    const [first = '', ...rest] = t.prompt.trim().split('\n');
+    lines.push(
+      `  prompt    ${truncate(first, 100)}${rest.length > 0 ? ` (+${rest.length} lines)` : ''}`,
+    );
+  }
+  lines.push(...forgeLines(t));
   if (t.branch_name) lines.push(`  branch    ${t.branch_name} (from ${t.base_branch})`);
   if (t.worktree_path) lines.push(`  worktree  ${t.worktree_path}`);
   if (t.cost_usd !== undefined && t.cost_usd !== null)
     lines.push(`  cost      $${t.cost_usd.toFixed(4)}`);
   if (t.parent_task_id) lines.push(`  lane      ${t.lane_id} of task ${t.parent_task_id}`);
-  if (t.children)
+  if (t.children) {
+    const c = t.children;
+    const merges =
+      c.merged !== undefined ? `, ${c.merged} merged, ${c.unmerged ?? 0} not merged` : '';
     lines.push(
-      `  lanes     ${t.children.settled}/${t.children.total} settled ${JSON.stringify(t.children.by_state)}`,
+      `  lanes     ${c.settled}/${c.total} settled ${JSON.stringify(c.by_state)}${merges}`,
     );
+    for (const l of c.left_out ?? [])
+      lines.push(
+        `  left out  lane ${l.lane_id} (task ${l.task_id}, ${l.reason}): branch ${l.branch}`,
+      );
+  }
   if (t.loop)
     lines.push(
       `  loop      ${t.loop.iteration}/${t.loop.total ?? t.loop.max_iterations}${t.loop.item ? ` item=${t.loop.item}` : ''}`,
@@ -87,6 +117,7 @@ function printTask(ctx: CommandContext, t: Task): void {
     lines.push(
       `  branch    ${t.branch.name}: ${t.branch.result}${t.branch.error ? ` (${t.branch.error})` : ''}`,
     );
+  lines.push(...chatLockLines(t));
   lines.push(`  actions   ${t.available_actions.join(', ') || '(none)'}`);
   if (t.steps) {
     lines.push('', timeline(t));
@@ -176,10 +207,11 @@ const idArg = (ctx: CommandContext) => positiveId(ctx.args[0], 'task');
 export const taskCreate: Command = {
   name: 'task create',
   summary: 'Create a task on a project',
-  usage: 'svc task create --project <id> --title <t> [--workflow w] [--field k=v ...] [options]',
+  usage:
+    'svc task create --project <id> (--title <t> | --issue <n> | --pull <n>) [--workflow w] [--field k=v ...] [options]',
   options: {
     project: { type: 'string', description: 'project id (required)' },
-    title: { type: 'string', description: 'task title (required)' },
+    title: { type: 'string', description: 'task title (required unless --issue or --pull)' },
     description: { type: 'string', description: 'longer description' },
     workflow: { type: 'string', description: 'workflow name (default: the project’s, else adhoc)' },
     field: {
@@ -187,7 +219,11 @@ export const taskCreate: Command = {
       multiple: true,
       description: 'a workflow field, name=value (repeatable)',
     },
-    prompt: { type: 'string', description: 'the prompt for an adhoc task' },
+    prompt: {
+      type: 'string',
+      description:
+        'instructions for the agent: templates read .Task.Prompt, else it opens the first agent step',
+    },
     branch: { type: 'string', description: 'branch name, used verbatim' },
     base: { type: 'string', description: 'base branch (default: the project’s)' },
     priority: { type: 'string', description: 'higher runs first' },
@@ -198,12 +234,14 @@ export const taskCreate: Command = {
     effort: { type: 'string', description: 'effort override' },
     'max-cost': { type: 'string', description: 'cost cap in USD for this task' },
     'idempotency-key': { type: 'string', description: 'makes retries of this command safe' },
+    ...FORGE_CREATE_OPTIONS,
     ...JSON_OPTION,
   },
   async run(ctx) {
     const o = ctx.options;
     if (typeof o.project !== 'string') throw new UsageError('--project is required');
     const body: Record<string, unknown> = { project_id: positiveId(o.project, '--project') };
+    forgeCreateBody(o, body);
     for (const [opt, key] of [
       ['title', 'title'],
       ['description', 'description'],
@@ -384,6 +422,8 @@ export const taskLogs: Command = {
     };
     // Subscribe before reading the transcripts, so nothing written in between is lost: a live
     // chunk carries its transcript offset, and only chunks past what was read are printed.
+    const only =
+      typeof ctx.options.run === 'string' ? positiveId(ctx.options.run, '--run') : undefined;
     const frames: Frame[] = [];
     let deliver: ((f: Frame) => boolean) | null = null;
     let stop = false;
@@ -400,22 +440,27 @@ export const taskLogs: Command = {
           { signal: ac.signal },
         ).catch(() => {})
       : Promise.resolve();
+    // A refused read ends the stream too: left open, it kept the process alive (issue 20).
+    const closing = <T>(p: Promise<T>): Promise<T> =>
+      p.catch(async (err: unknown) => {
+        ac.abort();
+        await following;
+        throw err;
+      });
     const readUpTo = new Map<number, number>();
-    const steps = await client.get<Step[]>(`/v1/tasks/${id}/steps`);
-    const only =
-      typeof ctx.options.run === 'string' ? positiveId(ctx.options.run, '--run') : undefined;
+    const steps = await closing(client.get<Step[]>(`/v1/tasks/${id}/steps`));
     for (const s of steps) {
       if ((only !== undefined && s.id !== only) || !s.has_transcript) continue;
       ctx.out(
         `── ${s.step_id} attempt ${s.attempt}${s.iteration > 0 ? ` iteration ${s.iteration}` : ''} (${s.state})`,
       );
-      const res = await client.raw('GET', `/v1/tasks/${id}/steps/${s.id}/transcript`);
+      const res = await closing(client.raw('GET', `/v1/tasks/${id}/steps/${s.id}/transcript`));
       if (!res.ok) continue;
       readUpTo.set(s.id, Number(res.headers.get('x-next-offset') ?? 0));
       for (const line of (await res.text()).split('\n')) if (line) print(line);
     }
     if (!ctx.options.follow) return EXIT.ok;
-    const task = await client.get<Task>(`/v1/tasks/${id}`);
+    const task = await closing(client.get<Task>(`/v1/tasks/${id}`));
     const handle = (f: Frame): boolean => {
       const data = f.data ? (JSON.parse(f.data) as Record<string, unknown>) : {};
       const runId = typeof data.run_id === 'number' ? data.run_id : -1;
@@ -541,6 +586,11 @@ export const taskCommands: Command[] = [
   action('skip', 'Skip the step a task is blocked or gated at'),
   action('approve', 'Approve the gate a task waits at'),
   action('reject', 'Reject the gate a task waits at'),
+  action(
+    'merge-finished',
+    'At a fan-out join: cancel lanes still working, merge every finished lane, record the rest as left out',
+    'merge_finished',
+  ),
   action(
     'retry',
     'Retry a blocked task (optionally overriding the step’s prompt or command, or renaming its branch)',

@@ -16,6 +16,7 @@ import { type Clock, formatMs } from '../clock/index.js';
 import { type DiskGuard, isDiskFull } from '../disk/index.js';
 import { killMarked, killOrphan } from '../proc/index.js';
 import type { StepRunsTable, Store, TasksTable } from '../store/index.js';
+import { isWithin } from '../within.js';
 import type { TaskStates } from './state.js';
 
 const KEEPS_OPEN_ROWS = new Set(['awaiting_gate', 'awaiting_children']);
@@ -38,9 +39,12 @@ export function recover(
   states: TaskStates,
   clock: Clock,
   logger: Logger,
+  /** This installation's transcripts: a run writing elsewhere was another's (decision 194). */
+  transcriptsDir?: string,
   disk?: DiskGuard,
   /** The attempt-marker prefix of this data directory (decision 182). */
   markerPrefix?: string,
+  /** Only these tasks (the retry, once there is room, of what a full disk refused). */
   only?: ReadonlySet<number>,
 ): RecoveryReport {
   const report: RecoveryReport = {
@@ -66,10 +70,17 @@ export function recover(
     if (only && !only.has(row.task_id)) continue;
     const task = tasks.get(row.task_id);
     if (task && KEEPS_OPEN_ROWS.has(task.state) && row.pid === null) continue;
-    if (row.pid !== null && killOrphan(row.pid, row.proc_started_at)) report.killed_orphans++;
+    // A database copied from another installation names that one's processes: never stop them.
+    const ours =
+      !transcriptsDir ||
+      row.transcript_path === null ||
+      isWithin(row.transcript_path, transcriptsDir);
+    if (row.pid !== null && ours && killOrphan(row.pid, row.proc_started_at))
+      report.killed_orphans++;
     // Descendants that left the attempt's process group (a daemonized shell tool) are found by
     // the marker their environment carries (decision 182).
-    if (markerPrefix) report.killed_orphans += killMarked(`${markerPrefix}.r${row.id}.`).length;
+    if (markerPrefix && ours)
+      report.killed_orphans += killMarked(`${markerPrefix}.r${row.id}.`).length;
     write(row.task_id, () =>
       store.tx(() =>
         runs.update(row.id, {
@@ -103,7 +114,18 @@ export function recover(
     );
     const off = disk.onRoom(() => {
       off();
-      recover(store, tasks, runs, states, clock, logger, disk, markerPrefix, waiting);
+      recover(
+        store,
+        tasks,
+        runs,
+        states,
+        clock,
+        logger,
+        transcriptsDir,
+        disk,
+        markerPrefix,
+        waiting,
+      );
     });
   }
   if (report.closed_runs + report.requeued_tasks + report.blocked_disk_full > 0)

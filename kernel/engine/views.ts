@@ -5,6 +5,7 @@
  */
 import type { Db, StepRunRow, TaskRow } from '../store/index.js';
 import { TASK_STATES } from '../task-states.js';
+import { withheldActions } from './lane-merges.js';
 import { jsonOr, type StepDef, type WorkflowOrigin, type WorkflowSnapshot } from './model.js';
 import { availableActions } from './transitions.js';
 
@@ -78,7 +79,12 @@ export function taskView(
     queued_reason: task.state === 'queued' ? task.queued_reason : null,
     admit_not_before: task.state === 'queued' ? task.admit_not_before : null,
     pause_requested: task.pause_requested === 1,
-    available_actions: availableActions({ state: task.state, chatOpen: chatId !== null }),
+    available_actions: availableActions({
+      state: task.state,
+      chatOpen: chatId !== null,
+      withheld: withheldActions(task, snap?.steps),
+      hasWorktree: task.worktree_path !== null,
+    }),
     parent_task_id: task.parent_task_id,
     lane_id: task.lane_id,
     lane_order: task.lane_order,
