@@ -131,6 +131,14 @@ export class DiskGuard {
     return code;
   }
 
+  /**
+   * True when the data disk lacks room right now. For a child's failure whose text names no cause
+   * (git's "unable to write new index file"): on a disk this full, the disk is the cause.
+   */
+  short(): boolean {
+    return !this.roomNow();
+  }
+
   /** Room for the reserve and as much again on the data disk. */
   private roomNow(): boolean {
     return this.freeBytes() + (this.held() ?? 0) >= 2 * this.bytes;

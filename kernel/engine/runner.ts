@@ -256,8 +256,9 @@ export class Runner {
       if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
       if (!verdict.ok) {
         // git (or the directory) refused for want of room: the disk's fault, named so (decision 180).
-        const full = diskFullCode(verdict.detail);
-        if (full) this.deps.disk.noteRefusal(verdict.detail);
+        // git does not always say why a write failed; a data disk without room is then the cause.
+        const full = diskFullCode(verdict.detail) ?? (this.deps.disk.short() ? 'ENOSPC' : null);
+        if (full) this.deps.disk.noteRefusal({ code: full, message: verdict.detail });
         this.block(task, full ? 'disk_full' : verdict.reason, verdict.detail);
         return;
       }

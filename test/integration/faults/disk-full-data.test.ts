@@ -216,7 +216,7 @@ steps:
     const rows = await Promise.all(acked.map((id) => getTask(t, id)));
     for (const r of rows) {
       expect(['done', 'blocked', 'queued', 'running'], `task ${r.id}`).toContain(r.state);
-      if (r.state === 'blocked') expect(r.block_reason).toBe('disk_full');
+      if (r.state === 'blocked') expect(r.block_reason, r.block_detail ?? '').toBe('disk_full');
     }
     expect(rows.some((r) => r.state === 'blocked' || r.state === 'queued')).toBe(true);
     disk.unfill();
