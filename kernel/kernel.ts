@@ -3,7 +3,7 @@
  * the HTTP app — everything but listening, so tests get the real app through `inject` and
  * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AwilixContainer, asValue } from 'awilix/browser';
 import type { FastifyInstance } from 'fastify';
@@ -101,6 +101,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     configDir: paths.configDir,
     configFile: paths.configFile,
     logger,
+    firstStart: !existsSync(paths.dbFile),
   });
   const initial = config.start();
   logger.level = initial.log_level;

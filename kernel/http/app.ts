@@ -168,6 +168,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     connectionTimeout: SERVER_TIMEOUTS.connectionTimeoutMs,
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
+    // A request without Host reaches the guard, which answers the envelope (Node's own is bare).
+    http: { requireHostHeader: false },
     // A URL the router cannot decode or a path segment past its limit: the envelope, not
     // fastify's own body (which echoed the path). Found by the route fuzz test (decision 153).
     frameworkErrors: (err, req, reply) => sendError(reply, translate(err, req)),

@@ -27,10 +27,12 @@ import { type Clock, formatMs, type Timer } from '../clock/index.js';
 import { type Config, type ConfigService, parseDuration } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
 import { diskFullCode } from '../disk/index.js';
+import { clipInput, clipText } from '../echo.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import type { Store } from '../store/index.js';
 import { type BackupResult, isInside, writeArchive } from './archive.js';
+import { pseudoTargetProblem } from './backup-target.js';
 import type { OpsQueue } from './serial.js';
 import { readState, writeState } from './state-file.js';
 
@@ -253,8 +255,10 @@ export class BackupService {
   /** Checks a client's path against rules 1–2; every refusal is 400 validation_failed naming `path`. */
   checkPath(raw: string): string {
     const refuse = (why: string) => new SvcError('validation_failed', why, { field: 'path' });
+    // Messages quote at most 200 bytes of the path (decision 189).
+    const q = (p: string) => clipText(p);
     if (raw.trim() === '') throw refuse('path must not be empty');
-    if (!isAbsolute(raw)) throw refuse(`path must be absolute (got ${JSON.stringify(raw)})`);
+    if (!isAbsolute(raw)) throw refuse(`path must be absolute (got ${clipInput(raw)})`);
     const path = resolve(raw);
     let exists = true;
     try {
@@ -262,13 +266,15 @@ export class BackupService {
     } catch {
       exists = false;
     }
-    if (exists) throw refuse(`${path} already exists; a backup never overwrites a file`);
+    if (exists) throw refuse(`${q(path)} already exists; a backup never overwrites a file`);
     const parent = dirname(path);
     let parentIsDir = false;
     try {
       parentIsDir = statSync(parent).isDirectory();
     } catch {}
-    if (!parentIsDir) throw refuse(`the directory ${parent} does not exist`);
+    if (!parentIsDir) throw refuse(`the directory ${q(parent)} does not exist`);
+    const pseudo = pseudoTargetProblem(path, parent);
+    if (pseudo) throw refuse(`path ${q(path)} ${pseudo}`);
     const real = join(realish(parent), path.slice(parent.length + 1));
     if (isInside(real, realish(this.d.paths.transcriptsDir)))
       throw refuse(

@@ -522,6 +522,8 @@ export class TriggerService {
     if (!accepted.ok) {
       if (accepted.reason === 'not_an_event')
         throw new SvcError('validation_failed', accepted.message, { field: 'body' });
+      if (accepted.reason === 'event_id_invalid')
+        throw new SvcError('validation_failed', accepted.message, { field: 'X-Svc-Event-Id' });
       throw new SvcError('unauthorized', accepted.message, { reason: accepted.reason });
     }
     const row = await this.serial(id, () => this.deliverNow(def, accepted.event, false));
