@@ -26,7 +26,7 @@ import {
 import { buildApp, type RouteModule, routeModules } from './http/index.js';
 import { mcpRoutes } from './mcp/index.js';
 import { contributeOpsInfo } from './ops/index.js';
-import { loadPlugins, Registry } from './plugin/index.js';
+import { loadPlugins, pluginCacheDir, Registry } from './plugin/index.js';
 import { openDatabase, Store } from './store/index.js';
 import { type HostPlatform, taskWorkflowsFrom } from './workflows/index.js';
 
@@ -101,6 +101,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     configDir: paths.configDir,
     configFile: paths.configFile,
     logger,
+    now: () => new Date(clock.now()),
     firstStart: !existsSync(paths.dbFile),
   });
   const initial = config.start();
@@ -115,6 +116,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     extra: initial.plugins,
     configDir: paths.configDir,
     builtinRoot: opts.builtinPluginRoot,
+    cacheDir: pluginCacheDir(paths.dataDir),
   });
 
   const store = new Store(openDatabase(paths.dbFile));

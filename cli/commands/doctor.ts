@@ -6,7 +6,7 @@
  */
 
 import type { DoctorReport, FixAction } from '../../kernel/ops/index.js';
-import { offlineDoctor } from '../../kernel/ops/index.js';
+import { configFileText, offlineDoctor } from '../../kernel/ops/index.js';
 import { DaemonUnreachableError } from '../client.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -28,7 +28,9 @@ export function renderDoctor(r: DoctorReport): string[] {
 
   row(
     'config',
-    `${r.paths.config_file} ${r.paths.config_file_exists ? (r.paths.config_parses ? 'ok' : `does not parse: ${r.paths.config_error ?? ''}`) : '(absent: defaults)'}`,
+    r.paths.config_file_exists && !r.paths.config_parses
+      ? configFileText(r.paths.config_file, r.paths.config_error)
+      : `${r.paths.config_file} ${r.paths.config_file_exists ? 'ok' : '(absent: defaults)'}`,
   );
   more(`data ${r.paths.data_dir}`);
   for (const p of r.paths.config_permissions)
@@ -123,6 +125,14 @@ export function renderDoctor(r: DoctorReport): string[] {
   );
 
   out.push('');
+  // Warnings never change the verdict or the exit status (decision 201); a report from an older
+  // daemon has none.
+  const warnings = r.warnings ?? [];
+  if (warnings.length > 0) {
+    out.push(`Warnings (${warnings.length}):`);
+    for (const w of warnings) out.push(`  - [${w.code}] ${w.message}`);
+    out.push('');
+  }
   if (r.problems.length === 0) out.push('No problems.');
   else {
     out.push(`Problems (${r.problems.length}):`);

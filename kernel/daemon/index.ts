@@ -4,6 +4,7 @@
  */
 export { installLastResort, LAST_RESORT_MESSAGE } from './last-resort.js';
 export { DaemonLockedError } from './lock.js';
+export { type NpmPathResult, pathWithoutNpmPrefix } from './npm-path.js';
 export { ensurePrivateDir, type Paths, pathsFor, resolvePaths } from './paths.js';
 export { DAEMON_NODE_FLAGS, type DaemonJson, type RunningDaemon, runDaemon } from './run.js';
 export { DaemonState } from './state.js';

@@ -45,7 +45,11 @@ export interface DaemonJson {
 
 export async function runDaemon(
   paths: Paths,
-  opts: { handleSignals?: boolean } = {},
+  opts: {
+    handleSignals?: boolean;
+    /** PATH entries an npm script had added and the daemon dropped (decision 200), for the log. */
+    pathRemoved?: readonly string[];
+  } = {},
 ): Promise<RunningDaemon> {
   ensurePrivateDir(paths.dataDir);
   const lock = acquireDaemonLock(paths.lockFile, paths.dataDir, paths.daemonJson);
@@ -128,6 +132,8 @@ export async function runDaemon(
     }
     const launcher = currentHost();
     log.logger.info({ port, pid: process.pid, code_cache: launcher.codeCache }, 'daemon listening');
+    if (opts.pathRemoved?.length)
+      log.logger.info({ removed: opts.pathRemoved }, 'PATH: dropped what npm added in front of it');
     if (launcher.codeCache === 'missing' || launcher.codeCache === 'rejected') {
       // Once the first requests have compiled their handlers too, and off the start-up path.
       setTimeout(() => {

@@ -43,6 +43,9 @@ import type { TaskStates } from './state.js';
 import { ACTION_FROM, actionAllowed, type HumanAction } from './transitions.js';
 import { isForeignWorktree } from './worktree.js';
 
+/** Files an archive refused for `worktree_dirty` names (the rest are counted in `more_files`). */
+const DIRTY_FILES_SHOWN = 20;
+
 export interface ActionDeps {
   store: Store;
   tasks: TasksTable;
@@ -166,7 +169,16 @@ export class TaskActions {
     });
   }
 
+  /**
+   * Paused: queued again. Running with a pause requested: the request is withdrawn and the task
+   * runs on (decision 209); losing that race to the step boundary, it resumes from paused.
+   */
   resume(id: number): TaskRow {
+    const first = this.load(id);
+    if (first.state === 'running' && first.pause_requested) {
+      this.locked(first, 'resume');
+      if (this.d.states.patch(id, 'running', { pause_requested: 0 })) return this.load(id);
+    }
     return this.act(id, 'resume', (t) => {
       refuseIfWorktreeLost(this.d, t, 'resume');
       return this.d.states.move(t.id, 'paused', 'queued', { pause_requested: 0 });
@@ -606,13 +618,19 @@ export class TaskActions {
       first.worktree_path !== null &&
       this.d.worktreesDir !== undefined &&
       isForeignWorktree(first.worktree_path, this.d.worktreesDir);
-    if (!force && !foreign && (await worktreeDirty(first))) {
+    const dirty = force || foreign ? null : await worktreeDirty(first);
+    if (dirty) {
+      // Names the worktree and what is in it, so a person can look before forcing (issue 19).
+      const shown = dirty.slice(0, DIRTY_FILES_SHOWN).map((e) => `${e.code} ${e.path}`);
       throw new SvcError(
         'invalid_state',
-        `the worktree of task ${id} has uncommitted changes; commit them or archive with force`,
+        `the worktree of task ${id} (${first.worktree_path}) has uncommitted changes in ${dirty.length} file${dirty.length === 1 ? '' : 's'}; commit them or archive with force`,
         {
           state: first.state,
           reason: 'worktree_dirty',
+          path: first.worktree_path,
+          files: shown,
+          more_files: dirty.length - shown.length,
         },
       );
     }

@@ -22,6 +22,7 @@ import {
   type Store,
   type TaskRow,
 } from '../store/index.js';
+import { commitStepWork } from './commit.js';
 import { taskView } from './context.js';
 import type { InputBroker } from './input.js';
 import {
@@ -35,6 +36,7 @@ import {
 import { carriesPrompt, PROMPT_LEAD } from './prompt.js';
 import { renderPlain, renderShell } from './render.js';
 import { spawnLogged } from './spawn.js';
+import { recordWorktreeChanges } from './worktree-changes.js';
 
 export interface AttemptDeps {
   input: InputBroker;
@@ -155,6 +157,18 @@ export function stepTimeoutMs(
   if (typeof set === 'string') return durationMs(set);
   return parseDuration(
     kind === 'agent' ? config.defaults.agent_timeout : config.defaults.command_timeout,
+  );
+}
+
+/** A step commits after success when its type takes `commit` and it (or `defaults`) sets it true. */
+function commits(
+  stepType: { meta: { schema: unknown } },
+  step: StepDef,
+  spec: { snapshot: WorkflowSnapshot },
+): boolean {
+  const shape = (stepType.meta.schema as { shape?: Record<string, unknown> }).shape;
+  return (
+    shape !== undefined && 'commit' in shape && stepSetting(step, spec.snapshot, 'commit') === true
   );
 }
 
@@ -382,6 +396,16 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   } else if (spec.signal.aborted && outcome.kind !== 'awaiting_gate') {
     outcome = { kind: 'cancelled' };
   }
+  if (outcome.kind === 'succeeded' && task.worktree_path && commits(spec.stepType, step, spec)) {
+    // `commit: true` (decision 204): what the step left goes on the branch, or the step fails.
+    const c = await commitStepWork(task.worktree_path, task, { id: step.id, attempt });
+    if (!c.ok)
+      outcome = { kind: 'failed', reason: 'commit_failed', message: c.message, noRetry: true };
+    else if (c.commit) transcript.annotate('committed', { commit: c.commit, files: c.files }, ts());
+  }
+  // What the attempt left uncommitted, recorded before its outcome moves the task (decision 204).
+  if (outcome.kind !== 'cancelled')
+    await recordWorktreeChanges(deps.store.db, task.id, task.worktree_path);
 
   const usage = 'usage' in outcome ? outcome.usage : undefined;
   const finished = formatMs(deps.clock.now());

@@ -30,6 +30,7 @@ import { type RecoveryReport, recover } from './recovery.js';
 import { Runner } from './runner.js';
 import { type CreateTask, LIST_PAGE_DEFAULT } from './schema.js';
 import { isForeignWorktree } from './worktree.js';
+import { recordWorktreeChanges } from './worktree-changes.js';
 
 /** No default page for lanes: fan_out caps bound them (SPEC §8), and they have no cursor. */
 const LANES_UNPAGED = 1_000_000;
@@ -294,6 +295,13 @@ export class Engine {
   /** Every task response but list rows, which leave out the prompt (up to 1 MiB each). */
   view(task: TaskRow): Record<string, unknown> {
     return { ...taskView(task, this.viewContext()), prompt: task.prompt };
+  }
+
+  /** The detail with `worktree_changes` measured now (a list row carries the last measurement). */
+  async freshDetail(id: number): Promise<Record<string, unknown>> {
+    const task = this.get(id);
+    await recordWorktreeChanges(this.d.store.db, task.id, task.worktree_path);
+    return this.detail(id);
   }
 
   detail(id: number): Record<string, unknown> {

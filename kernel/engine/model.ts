@@ -93,6 +93,8 @@ export const ENGINE_REASONS = [
   'interrupted',
   'canceled',
   'internal_error',
+  /** `commit: true` could not commit what the step left (a hook refused, git failed). */
+  'commit_failed',
 ] as const;
 
 /** Admission blocks (SPEC §2.1). */

@@ -20,6 +20,7 @@ import type { BackupService } from './backup.js';
 import { containerGroup } from './container-facts.js';
 import { databaseFiles } from './database.js';
 import { buildDoctorReport, type DoctorReport } from './doctor.js';
+import { configuredAgentPaths } from './doctor-warnings.js';
 import type { Reclaimer } from './orphans.js';
 import type { OpsQueue } from './serial.js';
 
@@ -77,6 +78,7 @@ export class DoctorService {
       reclaimer: this.d.reclaimer,
       backup: () => this.d.backups.status(),
       container: () => containerGroup(this.d.config.current(), probe),
+      agentPaths: () => configuredAgentPaths(this.d.config.current()),
       ...(this.d.disk ? { disk: () => (this.d.disk as DiskGuard).status() } : {}),
     });
   }

@@ -23,6 +23,7 @@ import type { AgentFacts } from './agent-facts.js';
 import type { BackupStatus } from './backup.js';
 import type { ContainerGroup } from './container-facts.js';
 import { type DatabaseReport, inspectDatabase, unknownDatabase } from './database.js';
+import { agentWarnings, type DoctorWarning } from './doctor-warnings.js';
 import type { Reclaimer, SkipReason } from './orphans.js';
 import { diskUsage, modeText, treeBytes } from './sizes.js';
 
@@ -142,6 +143,8 @@ export interface DoctorReport {
   backup: BackupStatus;
   container: ContainerGroup;
   problems: Problem[];
+  /** What a user should know that is not a problem (decision 201); never changes the exit status. */
+  warnings: DoctorWarning[];
 }
 
 /** States where a step run marked running is wrong (SPEC §2.9). Waiting states are excluded. */
@@ -161,6 +164,8 @@ export interface DoctorSources {
   reclaimer: Reclaimer | null;
   backup: () => BackupStatus;
   container: () => Promise<ContainerGroup>;
+  /** `agents.<name>.path` as configured, for the warnings about paths that cannot run. */
+  agentPaths?: () => Record<string, string>;
   /** The data disk's guard, when a daemon runs (decision 180). */
   disk?: () => DiskStatus;
 }
@@ -205,6 +210,18 @@ function permissionWarnings(paths: Paths): PermissionWarning[] {
   return out;
 }
 
+/**
+ * `<file> does not parse: …` when YAML refused it, `<file> is not valid: …` when a value did:
+ * the error already says which, and saying it twice read `does not parse: config.yaml does not
+ * parse: …` (issue 19 point 14).
+ */
+export function configFileText(file: string, error: string | undefined): string {
+  const why = error ?? 'invalid';
+  const yaml = 'config.yaml does not parse: ';
+  if (why.startsWith(yaml)) return `${file} does not parse: ${why.slice(yaml.length)}`;
+  return `${file} is not valid: ${why}`;
+}
+
 /** The longest `config_permissions[]` list (the daemon tightens everything at its next start). */
 const PERMISSION_WARNINGS_MAX = 100;
 
@@ -220,8 +237,9 @@ function pathsGroup(paths: Paths): PathsGroup {
     config_permissions: permissionWarnings(paths),
   };
   if (!load.ok)
+    // Each finding's message already names its key (`max_parallel_tasks: must be at least 1`).
     group.config_error = load.findings
-      .map((f) => (f.path ? `${f.path}: ${f.message}` : f.message))
+      .map((f) => (f.path && !f.message.includes(f.path) ? `${f.path}: ${f.message}` : f.message))
       .join('; ');
   return group;
 }
@@ -339,13 +357,15 @@ async function storageGroup(
   return group;
 }
 
-export function problemsOf(r: Omit<DoctorReport, 'problems' | 'generated_at'>): Problem[] {
+export function problemsOf(
+  r: Omit<DoctorReport, 'problems' | 'warnings' | 'generated_at'>,
+): Problem[] {
   const out: Problem[] = [];
   if (!r.paths.config_parses)
     out.push({
       code: 'config_unparseable',
       group: 'paths',
-      message: `${r.paths.config_file} does not parse: ${r.paths.config_error ?? 'invalid'}`,
+      message: configFileText(r.paths.config_file, r.paths.config_error),
     });
   if (r.daemon.status !== 'running')
     out.push({
@@ -431,5 +451,10 @@ export async function buildDoctorReport(s: DoctorSources): Promise<DoctorReport>
     backup: s.backup(),
     container,
   };
-  return { generated_at: formatMs(s.now), ...body, problems: problemsOf(body) };
+  return {
+    generated_at: formatMs(s.now),
+    ...body,
+    problems: problemsOf(body),
+    warnings: agentWarnings(agents, s.agentPaths?.() ?? {}),
+  };
 }

@@ -88,7 +88,7 @@ export type {
 } from './agent-host.js';
 export { agentValueFindings } from './agent-values.js';
 // Kernel-side members of this room (plugins have no use for them).
-export { builtinPluginFiles, loadPlugins } from './discover.js';
+export { builtinPluginFiles, loadPlugins, pluginCacheDir } from './discover.js';
 export {
   defineForge,
   type Forge,
@@ -132,8 +132,10 @@ export {
   AGENT_KEY_SCHEMAS,
   AGENT_ROWS,
   CHECK_ROWS,
+  COMMIT_ROW,
   COMMON_KEY_SCHEMAS,
   COMMON_ROWS,
+  commitSchema,
   commonShape,
   durationSchema,
   ON_INPUT_MODES,
