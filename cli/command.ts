@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Paths } from '../kernel/daemon/index.js';
 import { Client } from './client.js';
+import type { FieldFlags } from './errors.js';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -52,6 +53,11 @@ export interface CommandContext {
   client(): Client;
   /** Lines the user types (`svc chat attach`): the terminal's stdin unless a caller supplies them. */
   lines(): LineReader;
+  /**
+   * Resolves once what `out` wrote has been taken by the terminal or pipe: a command printing a
+   * large output waits on it between pages, so memory stays bounded by a page (`svc task logs`).
+   */
+  drained(): Promise<void>;
   /** Standard output as bytes (`svc task diff` passes a diff through unchanged). */
   stdout: Terminal;
 }
@@ -161,6 +167,8 @@ export interface Command {
   summary: string;
   usage?: string;
   options?: Record<string, OptionSpec>;
+  /** How this command takes each request field, for errors naming one (cli/errors.ts). */
+  fieldFlags?: FieldFlags;
   run(ctx: CommandContext): Promise<number>;
 }
 
@@ -205,6 +213,7 @@ export function makeContext(
   err: (t: string) => void,
   lines?: () => AsyncIterable<string>,
   stdout: Terminal = processStdout,
+  drain?: () => Promise<void>,
 ): CommandContext {
   let client: Client | null = null;
   return {
@@ -220,5 +229,6 @@ export function makeContext(
       return client;
     },
     lines: () => (lines ? iterableLines(lines()) : stdinLines()),
+    drained: () => (drain ? drain() : Promise.resolve()),
   };
 }

@@ -28,6 +28,7 @@ import { triggerCommands } from './commands/triggers.js';
 import { tuiCommands } from './commands/tui.js';
 import { uiCommands } from './commands/ui.js';
 import { workflowCommands } from './commands/workflow.js';
+import { envelopeJson, renderApiError } from './errors.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { UsageError } from './format.js';
 
@@ -166,13 +167,25 @@ export async function main(
     out(commandHelp(found.cmd));
     return EXIT.ok;
   }
+  // Writing to our own stdout: wait for the pipe to take what was written (ctx.drained).
+  const drain = io?.out
+    ? undefined
+    : () =>
+        process.stdout.writableNeedDrain
+          ? new Promise<void>((r) => process.stdout.once('drain', () => r()))
+          : Promise.resolve();
   const stdout = io?.stdout ?? (io?.out ? textTerminal(out) : processStdout);
-  const ctx = makeContext(resolvePaths(env), env, parsed, out, err, io?.lines, stdout);
+  const ctx = makeContext(resolvePaths(env), env, parsed, out, err, io?.lines, stdout, drain);
   try {
     return await found.cmd.run(ctx);
   } catch (e) {
     if (e instanceof ApiError) {
-      err(`svc: ${e.message}${e.details ? ` ${JSON.stringify(e.details)}` : ''}`);
+      // A sentence with the field and the fix; the envelope itself only for --json (decision 203).
+      err(
+        parsed.values.json === true
+          ? envelopeJson(e)
+          : `svc: ${renderApiError(e, found.cmd.fieldFlags)}`,
+      );
       return exitCodeForError(e.code, e.status);
     }
     if (e instanceof UsageError) {

@@ -21,6 +21,7 @@ import type { Clock } from './clock/index.js';
 import type { ConfigService } from './config/index.js';
 import type { Paths } from './daemon/paths.js';
 import type { DaemonState } from './daemon/state.js';
+import type { DiskGuard } from './disk/index.js';
 import type { Engine } from './engine/index.js';
 import { EventLog } from './events/index.js';
 import { ForgeReconciler, ForgeService } from './forge/index.js';
@@ -65,6 +66,7 @@ export interface ContainerSeed {
   logger: Logger;
   config: ConfigService;
   store: Store;
+  disk: DiskGuard;
   registry: Registry;
   daemon: DaemonState;
   heartbeatMs: number;
@@ -83,6 +85,7 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Cradle> {
     logger: asValue(seed.logger),
     config: asValue(seed.config),
     store: asValue(seed.store),
+    disk: asValue(seed.disk),
     registry: asValue(seed.registry),
     daemon: asValue(seed.daemon),
     heartbeatMs: asValue(seed.heartbeatMs),
@@ -188,6 +191,7 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Cradle> {
           reclaimer: c.reclaimer,
           backups: c.backups,
           queue: c.opsQueue,
+          disk: c.disk,
         }),
     ).singleton(),
     // Given the cradle itself: tools reach every service lazily, the engine included.

@@ -4,6 +4,7 @@
  * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type AwilixContainer, asValue } from 'awilix/browser';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -11,9 +12,11 @@ import { agentPort } from './agents/index.js';
 import { type Clock, SystemClock } from './clock/index.js';
 import { ConfigService } from './config/index.js';
 import { buildContainer, type Cradle } from './container.js';
+import { tightenModes } from './daemon/modes.js';
 import { ensurePrivateDir, type Paths } from './daemon/paths.js';
 import { DaemonState } from './daemon/state.js';
 import { loadOrCreateToken } from './daemon/token.js';
+import { DiskGuard } from './disk/index.js';
 import {
   type AgentPort,
   branchTemplateProblem,
@@ -25,7 +28,7 @@ import type { RouteModule } from './http/route-module.js';
 import { routeModules } from './http/routes/index.js';
 import { mcpRoutes } from './mcp/index.js';
 import { contributeOpsInfo } from './ops/index.js';
-import { loadPlugins, Registry } from './plugin/index.js';
+import { loadPlugins, pluginCacheDir, Registry } from './plugin/index.js';
 import type { Services } from './services.js';
 import { openDatabase, Store } from './store/index.js';
 import { type HostPlatform, taskWorkflowsFrom } from './workflows/index.js';
@@ -77,12 +80,31 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   const clock = opts.clock ?? new SystemClock();
   ensurePrivateDir(paths.dataDir);
   ensurePrivateDir(paths.configDir);
+  // Whatever a copy, a restore or a umask loosened under either directory (decision 184).
+  const tightened = tightenModes(paths);
+  if (tightened.length > 0)
+    logger.warn(
+      {
+        count: tightened.length,
+        paths: tightened.slice(0, 20).map((e) => `${e.path} 0${e.mode.toString(8)}`),
+      },
+      'tightened loose modes under the data and config directories',
+    );
   const token = loadOrCreateToken(paths.tokenFile);
+  // Before anything writes: a disk with no room starts the daemon in disk-full mode (decision 180).
+  const disk = new DiskGuard({
+    dir: paths.dataDir,
+    file: join(paths.dataDir, 'disk-reserve'),
+    clock,
+    logger,
+  });
+  disk.start();
 
   const config = new ConfigService({
     configDir: paths.configDir,
     configFile: paths.configFile,
     logger,
+    now: () => new Date(clock.now()),
     firstStart: !existsSync(paths.dbFile),
   });
   const initial = config.start();
@@ -97,6 +119,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     extra: initial.plugins,
     configDir: paths.configDir,
     builtinRoot: opts.builtinPluginRoot,
+    cacheDir: pluginCacheDir(paths.dataDir),
   });
 
   const store = new Store(openDatabase(paths.dbFile));
@@ -107,6 +130,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     logger,
     config,
     store,
+    disk,
     registry,
     daemon,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
@@ -121,6 +145,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     engine: asValue(
       new Engine({
         store,
+        disk,
         events: services.events,
         clock,
         config,
@@ -158,6 +183,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     token,
     logger,
     scopedAuth: [services.mcp.stepAuth],
+    onDiskFull: (err) => disk.noteRefusal(err),
     sessionAuth: services.uiAuth,
     routes: (a) => {
       for (const mod of [...routeModules, ...(opts.extraRoutes ?? [])]) mod(a, services);
@@ -269,6 +295,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       await app.close();
       await config.close();
       store.close();
+      disk.stop();
     },
   };
 }

@@ -12,6 +12,7 @@ import type { Clock } from './clock/index.js';
 import type { ConfigService } from './config/index.js';
 import type { Paths } from './daemon/paths.js';
 import type { DaemonState } from './daemon/state.js';
+import type { DiskGuard } from './disk/index.js';
 import type { Engine } from './engine/index.js';
 import type { EventLog } from './events/index.js';
 import type { ForgeReconciler, ForgeService } from './forge/index.js';
@@ -61,6 +62,8 @@ export interface Services {
   logger: Logger;
   config: ConfigService;
   store: Store;
+  /** The data disk's guard: disk-full mode and the reserve (decision 180). */
+  disk: DiskGuard;
   events: EventLog;
   registry: Registry;
   streams: StreamSet;

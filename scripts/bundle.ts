@@ -71,6 +71,8 @@ function importMetaUrl(): Plugin {
  */
 const EXTERNAL = [
   'better-sqlite3',
+  // Loaded only when a TypeScript plugin must be bundled (decision 206); a native binary inside.
+  'esbuild',
   '@fastify/ajv-compiler',
   '@fastify/fast-json-stringify-compiler',
   'light-my-request',

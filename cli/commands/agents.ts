@@ -20,6 +20,9 @@ export interface AgentRecord {
   name: string;
   available: boolean;
   path: string;
+  /** Absent from an older daemon. */
+  configured_path?: string;
+  path_problem?: 'missing' | 'not_executable' | null;
   version: string;
   version_verdict: string;
   logged_in: boolean | null;
@@ -45,12 +48,27 @@ function login(v: boolean | null): string {
   return v === null ? '?' : v ? 'yes' : 'no';
 }
 
+const PROBLEM_TEXT = { missing: 'does not exist', not_executable: 'not executable' } as const;
+
+/** Where the CLI is, or the configured path it is not at (`/opt/claude (does not exist)`). */
+export function pathText(a: AgentRecord): string {
+  if (a.path) return a.path;
+  if (a.configured_path)
+    return `${a.configured_path} (${a.path_problem ? PROBLEM_TEXT[a.path_problem] : 'not found'})`;
+  return '-';
+}
+
 export const agentsList: Command = {
   name: 'agents',
   summary: 'List the agent CLIs: availability, version verdict, login, input, restricted, quota',
-  usage: 'svc agents [--refresh] [--json]',
+  usage: 'svc agents [--refresh] [--verbose] [--json]',
   options: {
     refresh: { type: 'boolean', description: 're-probe every installed CLI and re-read quota' },
+    verbose: {
+      type: 'boolean',
+      short: 'v',
+      description: 'also say why a CLI’s own model or effort list could not be read',
+    },
     ...JSON_OPTION,
   },
   async run(ctx) {
@@ -71,11 +89,13 @@ export const agentsList: Command = {
         a.input_verdict,
         a.restricted_verdict,
         quotaText(a.quota),
-        a.path || '-',
+        pathText(a),
       ]);
     ctx.out(table(rows));
-    for (const a of agents)
-      if (a.probe_error) ctx.err(`${a.name}: ${a.probe_error} (serving the curated catalogue)`);
+    // A failed option probe only means the curated catalogue is served: detail for --verbose.
+    if (ctx.options.verbose)
+      for (const a of agents)
+        if (a.probe_error) ctx.err(`${a.name}: ${a.probe_error} (serving the curated catalogue)`);
     return EXIT.ok;
   },
 };

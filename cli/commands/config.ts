@@ -1,7 +1,9 @@
 /** `svc config get [key]` and `svc config set <key> <value>`, through GET/PATCH /v1/config. */
-import { parse as parseYaml, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
 import { EXIT } from '../exit-codes.js';
+import { setValue } from '../set-value.js';
+import type { AgentRecord } from './agents.js';
 
 function lookup(obj: unknown, key: string): { found: boolean; value: unknown } {
   let cur: unknown = obj;
@@ -17,6 +19,32 @@ function show(value: unknown, json: boolean): string {
   if (json) return JSON.stringify(value, null, 2);
   if (value !== null && typeof value === 'object') return stringify(value).trimEnd();
   return String(value);
+}
+
+interface FileState {
+  file: string;
+  rejected: { at: string; message: string } | null;
+}
+
+/**
+ * The values printed are the ones in force, which are not the file's when the daemon refused its
+ * last edit (issue 19 point 14): say so, with why, where the person reads it. A daemon too old for
+ * the route says nothing.
+ */
+async function warnRejectedFile(ctx: CommandContext): Promise<void> {
+  let state: FileState;
+  try {
+    state = await ctx.client().get<FileState>('/v1/config/file');
+  } catch {
+    return;
+  }
+  const r = state.rejected;
+  if (!r) return;
+  ctx.err(
+    `warning: ${state.file} was edited, and the daemon rejected the edit (${r.at}): ${r.message}\n` +
+      'warning: the values shown are the last good configuration, still in force; fix the file ' +
+      'and it applies as soon as it is saved',
+  );
 }
 
 /**
@@ -41,6 +69,7 @@ export const configGet: Command = {
   options: JSON_OPTION,
   async run(ctx) {
     const { data: config, headers } = await ctx.client().exchange('GET', '/v1/config');
+    await warnRejectedFile(ctx);
     const key = ctx.args[0];
     if (!key) {
       ctx.out(show(config, Boolean(ctx.options.json)));
@@ -58,9 +87,29 @@ export const configGet: Command = {
   },
 };
 
+/**
+ * A path set for an agent CLI that the daemon cannot run is accepted (it may be installed later)
+ * but said out loud: the daemon's own record of the agent tells (issue 19 point 2).
+ */
+async function warnAgentPath(ctx: CommandContext, key: string, value: unknown): Promise<void> {
+  const name = /^agents\.([^.]+)\.path$/.exec(key)?.[1];
+  if (!name || typeof value !== 'string' || value === '') return;
+  const { agents } = await ctx.client().get<{ agents: AgentRecord[] }>('/v1/agents');
+  const a = agents.find((x) => x.name === name);
+  if (!a || a.available) return;
+  const why =
+    a.path_problem === 'not_executable'
+      ? 'is not an executable file'
+      : a.path_problem === 'missing'
+        ? 'does not exist'
+        : 'cannot be run';
+  ctx.err(`warning: ${key} is ${value}, which ${why}; ${name} steps will fail agent_unavailable`);
+}
+
 export const configSet: Command = {
   name: 'config set',
-  summary: 'Set one key (value read as YAML: 5, true, [a, b], 45m) through PATCH /v1/config',
+  summary:
+    'Set one key (value read as YAML: 5, true, [a, b], 45m; a {{template}} or non-YAML as text) through PATCH /v1/config',
   usage: 'svc config set <key> <value>',
   options: JSON_OPTION,
   async run(ctx) {
@@ -69,7 +118,7 @@ export const configSet: Command = {
       ctx.err('usage: svc config set <key> <value>');
       return EXIT.usage;
     }
-    const value: unknown = raw === 'null' ? null : parseYaml(raw);
+    const value = setValue(raw);
     const body: Record<string, unknown> = {};
     const parts = key.split('.');
     let cur = body;
@@ -82,6 +131,7 @@ export const configSet: Command = {
     const { data: config, headers } = await ctx.client().exchange('PATCH', '/v1/config', { body });
     ctx.out(show(lookup(config, key).value, Boolean(ctx.options.json)));
     noteRestart(ctx, headers, key, value);
+    await warnAgentPath(ctx, key, value);
     return EXIT.ok;
   },
 };

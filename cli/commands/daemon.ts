@@ -3,7 +3,12 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../kernel/config/index.js';
-import { DAEMON_NODE_FLAGS, DaemonLockedError, runDaemon } from '../../kernel/daemon/index.js';
+import {
+  DAEMON_NODE_FLAGS,
+  DaemonLockedError,
+  pathWithoutNpmPrefix,
+  runDaemon,
+} from '../../kernel/daemon/index.js';
 import { SchemaTooNewError } from '../../kernel/store/index.js';
 import { Client, DaemonUnreachableError, readDaemonJson } from '../client.js';
 import { type Command, JSON_OPTION } from '../command.js';
@@ -43,8 +48,12 @@ export const daemonRun: Command = {
   name: 'daemon run',
   summary: 'Run the daemon in the foreground (what `npm start` runs)',
   async run(ctx) {
+    // Started by an npm script: agents are looked up on the shell's PATH, not on the one npm
+    // lengthened with node_modules/.bin folders (decision 200).
+    const npm = pathWithoutNpmPrefix(ctx.env);
+    if (npm.removed.length > 0 && ctx.env === process.env) process.env.PATH = npm.path;
     try {
-      const d = await runDaemon(ctx.paths, { handleSignals: true });
+      const d = await runDaemon(ctx.paths, { handleSignals: true, pathRemoved: npm.removed });
       ctx.out(
         `svc ${d.kernel.services.daemon.version} listening on ${d.url} (data ${ctx.paths.dataDir})`,
       );
@@ -139,20 +148,79 @@ export const daemonStop: Command = {
   },
 };
 
+/** The parts of `GET /v1/info` `svc status` prints; an older daemon may lack any of them. */
+interface Info {
+  version: string;
+  url: string;
+  pid: number;
+  uptime_seconds: number;
+  data_dir: string;
+  config_dir: string;
+  caps?: Record<string, number>;
+  slots?: Record<string, { in_use: number; max: number }>;
+}
+
+interface ProjectSlots {
+  name: string;
+  in_use: number;
+  max: number;
+}
+
+/** Projects with a cap of their own and the tasks holding their slots (running, awaiting_input). */
+async function projectSlots(client: Client): Promise<ProjectSlots[]> {
+  const projects =
+    await client.get<Array<{ id: number; name: string; max_parallel_tasks: number | null }>>(
+      '/v1/projects',
+    );
+  const capped = projects.filter((p) => p.max_parallel_tasks !== null);
+  if (capped.length === 0) return [];
+  const busy = new Map<number, number>();
+  for (const state of ['running', 'awaiting_input'])
+    for (const t of await client.allTasks<{ project_id: number }>({
+      state,
+      include_children: 'true',
+    }))
+      busy.set(t.project_id, (busy.get(t.project_id) ?? 0) + 1);
+  return capped.map((p) => ({
+    name: p.name,
+    in_use: busy.get(p.id) ?? 0,
+    max: p.max_parallel_tasks as number,
+  }));
+}
+
+const usd = (v: number | undefined) => (v ? `$${v}` : 'none');
+
+/** `svc status` for a person: where the daemon runs, the slots in use and the caps in force. */
+export function statusText(info: Info, projects: ProjectSlots[] = []): string[] {
+  const lines = [
+    `svc ${info.version} running at ${info.url} (pid ${info.pid}, up ${info.uptime_seconds}s)`,
+    `data ${info.data_dir}  config ${info.config_dir}`,
+  ];
+  const slots = info.slots;
+  if (slots) {
+    const parts = Object.entries(slots).map(([k, v]) => `${k} ${v.in_use}/${v.max}`);
+    for (const p of projects) parts.push(`project ${p.name} ${p.in_use}/${p.max}`);
+    lines.push(`slots  ${parts.join(' · ')} in use`);
+  }
+  const c = info.caps;
+  if (c)
+    lines.push(
+      `caps   max_parallel_tasks ${c.max_parallel_tasks} · max_parallel_chats ${c.max_parallel_chats} · parallel.max_parallel ${c.parallel_max_parallel}`,
+      `       fan_out ${c.fan_out_max_depth} deep, ${c.fan_out_max_tasks} tasks · loop.max_iterations ${c.loop_max_iterations} · include.max_depth ${c.include_max_depth} · mcp ${c.mcp_max_depth} deep, ${c.mcp_max_tasks} tasks`,
+      `       cost per task ${usd(c.max_task_cost_usd)} · per fan_out tree ${usd(c.max_tree_cost_usd)}`,
+    );
+  return lines;
+}
+
 export const status: Command = {
   name: 'status',
   summary: 'Show whether the daemon runs, where, and its caps and slots',
   options: JSON_OPTION,
   async run(ctx) {
     try {
-      const info = await ctx.client().get<Record<string, unknown>>('/v1/info');
+      const info = await ctx.client().get<Info>('/v1/info');
       if (ctx.options.json) ctx.out(JSON.stringify(info, null, 2));
-      else {
-        ctx.out(
-          `svc ${info.version} running at ${info.url} (pid ${info.pid}, up ${info.uptime_seconds}s)`,
-        );
-        ctx.out(`data ${info.data_dir}  config ${info.config_dir}`);
-      }
+      else ctx.out(statusText(info, await projectSlots(ctx.client())).join('\n'));
       return EXIT.ok;
     } catch (err) {
       if (err instanceof DaemonUnreachableError) {

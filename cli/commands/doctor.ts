@@ -6,7 +6,7 @@
  */
 
 import type { DoctorReport, FixAction } from '../../kernel/ops/index.js';
-import { offlineDoctor } from '../../kernel/ops/index.js';
+import { configFileText, offlineDoctor } from '../../kernel/ops/index.js';
 import { DaemonUnreachableError } from '../client.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -28,7 +28,9 @@ export function renderDoctor(r: DoctorReport): string[] {
 
   row(
     'config',
-    `${r.paths.config_file} ${r.paths.config_file_exists ? (r.paths.config_parses ? 'ok' : `does not parse: ${r.paths.config_error ?? ''}`) : '(absent: defaults)'}`,
+    r.paths.config_file_exists && !r.paths.config_parses
+      ? configFileText(r.paths.config_file, r.paths.config_error)
+      : `${r.paths.config_file} ${r.paths.config_file_exists ? 'ok' : '(absent: defaults)'}`,
   );
   more(`data ${r.paths.data_dir}`);
   for (const p of r.paths.config_permissions)
@@ -74,6 +76,15 @@ export function renderDoctor(r: DoctorReport): string[] {
   );
   if (s.disk_free_bytes !== null && s.disk_total_bytes !== null)
     more(`disk ${formatBytes(s.disk_free_bytes)} free of ${formatBytes(s.disk_total_bytes)}`);
+  const full = s.disk_full_mode;
+  if (full?.full)
+    more(
+      `warning: the data disk is full (${full.code ?? 'ENOSPC'} since ${full.since}): queued tasks wait and writes answer disk_full until there is room; free space and admission resumes by itself`,
+    );
+  else if (full?.ended_full)
+    more(
+      'the daemon last stopped with its data disk full; the tasks it interrupted were blocked disk_full (retry them)',
+    );
   if (!s.orphans_known) more('orphans: unknown (no database to judge claims)');
   for (const o of s.orphans)
     more(
@@ -114,6 +125,14 @@ export function renderDoctor(r: DoctorReport): string[] {
   );
 
   out.push('');
+  // Warnings never change the verdict or the exit status (decision 201); a report from an older
+  // daemon has none.
+  const warnings = r.warnings ?? [];
+  if (warnings.length > 0) {
+    out.push(`Warnings (${warnings.length}):`);
+    for (const w of warnings) out.push(`  - [${w.code}] ${w.message}`);
+    out.push('');
+  }
   if (r.problems.length === 0) out.push('No problems.');
   else {
     out.push(`Problems (${r.problems.length}):`);

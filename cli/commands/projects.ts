@@ -2,7 +2,8 @@
 import { resolve } from 'node:path';
 import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { positiveId, table, UsageError } from '../format.js';
+import { table, UsageError } from '../format.js';
+import { resolveProject } from '../project-ref.js';
 
 interface Project {
   id: number;
@@ -99,16 +100,19 @@ export const projectList: Command = {
   },
 };
 
+/** The positional project: an id or a name; absent, the one holding the current directory. */
+function projectArg(ctx: CommandContext, required: boolean): Promise<number | undefined> {
+  return resolveProject(ctx, { option: 'project', raw: ctx.args[0] ?? undefined, required });
+}
+
 export const projectShow: Command = {
   name: 'project show',
-  summary: 'Show one project',
-  usage: 'svc project show <id>',
+  summary: 'Show one project (default: the one holding the current directory)',
+  usage: 'svc project show [<id|name>]',
   options: JSON_OPTION,
   async run(ctx) {
-    show(
-      ctx,
-      await ctx.client().get<Project>(`/v1/projects/${positiveId(ctx.args[0], 'project')}`),
-    );
+    const id = await projectArg(ctx, true);
+    show(ctx, await ctx.client().get<Project>(`/v1/projects/${id}`));
     return EXIT.ok;
   },
 };
@@ -118,17 +122,17 @@ export const projectEdit: Command = {
   summary:
     'Change a project: re-point its path, name, defaults, cap or branch template ("" clears)',
   usage:
-    'svc project edit <id> [--path p] [--name n] [--default-branch b] [--default-workflow w] [--max-parallel n|none] [--branch-template t]',
+    'svc project edit [<id|name>] [--path p] [--name n] [--default-branch b] [--default-workflow w] [--max-parallel n|none] [--branch-template t]',
   options: {
     path: { type: 'string', description: 'new repository path' },
     ...FIELD_OPTIONS,
     ...JSON_OPTION,
   },
   async run(ctx) {
-    const id = positiveId(ctx.args[0], 'project');
     const body = fieldsFrom(ctx);
     if (typeof ctx.options.path === 'string') body.path = resolve(ctx.options.path);
     if (Object.keys(body).length === 0) throw new UsageError('nothing to change; see --help');
+    const id = await projectArg(ctx, true);
     show(ctx, await ctx.client().patch<Project>(`/v1/projects/${id}`, body));
     return EXIT.ok;
   },
@@ -137,12 +141,14 @@ export const projectEdit: Command = {
 export const projectRm: Command = {
   name: 'project rm',
   summary: 'Delete a project (only without unarchived tasks, unless --force archives them first)',
-  usage: 'svc project rm <id> [--force]',
+  usage: 'svc project rm <id|name> [--force]',
   options: {
     force: { type: 'boolean', description: 'archive its tasks first (refused while one runs)' },
   },
   async run(ctx) {
-    const id = positiveId(ctx.args[0], 'project');
+    // Never the current directory's project by default: deleting is said out loud.
+    if (!ctx.args[0]) throw new UsageError('name the project to delete: svc project rm <id|name>');
+    const id = await projectArg(ctx, true);
     await ctx
       .client()
       .delete(`/v1/projects/${id}`, ctx.options.force ? { force: true } : undefined);

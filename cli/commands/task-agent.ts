@@ -11,7 +11,13 @@ import { positiveId, UsageError } from '../format.js';
 
 interface PendingInput {
   kind: 'question' | 'permission';
-  questions?: Array<{ text: string; header?: string; options?: string[]; multi_select?: boolean }>;
+  questions?: Array<{
+    text: string;
+    header?: string;
+    options?: string[];
+    option_descriptions?: string[];
+    multi_select?: boolean;
+  }>;
   permission?: { tool: string; summary: string };
 }
 
@@ -29,10 +35,13 @@ export function describePending(p: PendingInput): string {
   if (p.kind === 'permission')
     return `permission: ${p.permission?.tool ?? '?'} ${p.permission?.summary ?? ''}`.trimEnd();
   return (p.questions ?? [])
-    .map(
-      (q) =>
-        `question: ${q.text}${q.options?.length ? `\n  options: ${q.options.join(', ')}${q.multi_select ? ' (several allowed)' : ''}` : ''}`,
-    )
+    .map((q) => {
+      const options = (q.options ?? []).map((o, i) => {
+        const d = q.option_descriptions?.[i];
+        return `\n    ${i + 1}. ${o}${d ? ` — ${d}` : ''}`;
+      });
+      return `question: ${q.text}${options.length ? `\n  options${q.multi_select ? ' (several allowed)' : ''}:${options.join('')}` : ''}`;
+    })
     .join('\n');
 }
 

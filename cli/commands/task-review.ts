@@ -312,6 +312,14 @@ export const taskFollowUp: Command = {
     effort: { type: 'string', description: 'effort for a prompt or review' },
     ...JSON_OPTION,
   },
+  fieldFlags: {
+    prompt: '--prompt <text>',
+    run: '--run <command>',
+    workflow: '--workflow <name>',
+    agent: '--agent <name>',
+    model: '--model <name>',
+    effort: '--effort <level>',
+  },
   async run(ctx) {
     const id = idArg(ctx);
     const o = ctx.options;

@@ -4,10 +4,12 @@
  * a script can branch on (docs/cli.md).
  */
 import { type Command, type CommandContext, JSON_OPTION, type OptionSpec } from '../command.js';
+import type { FieldFlags } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
-import { type Frame, followStream } from '../sse.js';
+import { resolveProject } from '../project-ref.js';
 import type { StepRun } from '../tui/model.js';
+import { stoppedLines, type TaskLike } from '../waiting.js';
 import {
   chatLockLines,
   FORGE_CREATE_OPTIONS,
@@ -15,11 +17,12 @@ import {
   forgeLines,
   type TaskLinks,
 } from './task-links.js';
+import { taskLogs } from './task-logs.js';
 
 /** A step run as `GET /v1/tasks/{id}/steps` answers it; the board reads the same rows. */
 type Step = StepRun;
 
-export interface Task extends TaskLinks {
+export interface Task extends TaskLike, TaskLinks {
   id: number;
   project_id: number;
   project_name?: string;
@@ -53,6 +56,9 @@ export interface Task extends TaskLinks {
     unmerged?: number;
     left_out?: Array<{ task_id: number; lane_id: string; branch: string; reason: string }>;
   };
+  priority?: number;
+  pause_requested?: boolean;
+  follow_up?: { origin: string; round: number } | null;
   loop?: { iteration: number; max_iterations: number; total?: number; item?: string };
   readmitted?: number;
   branch?: { name: string; result: string; error?: string };
@@ -61,29 +67,40 @@ export interface Task extends TaskLinks {
   finished_at: string | null;
 }
 
-const TERMINAL = new Set([
-  'done',
-  'aborted',
-  'archived',
-  'blocked',
-  'awaiting_gate',
-  'awaiting_input',
-  'paused',
-  'awaiting_children',
-]);
+/** The state with the reason it carries: `blocked: step_failed`, `queued: usage_limit until …`. */
+function stateText(t: Task): string {
+  if (t.state === 'blocked' && t.block_reason) return `blocked: ${t.block_reason}`;
+  if (t.state === 'queued' && t.queued_reason)
+    return `queued: ${t.queued_reason}${t.admit_not_before ? ` until ${t.admit_not_before}` : ''}`;
+  if (t.state === 'running' && t.pause_requested) return 'running (pause requested)';
+  return t.state;
+}
+
+/** `step 2/3 test`, or `follow-up 1` while a follow-up round runs past the workflow's steps. */
+export function stepText(
+  t: Pick<Task, 'current_step' | 'step_total' | 'step_name' | 'follow_up'>,
+): string {
+  if (t.follow_up && t.current_step >= t.step_total) return `follow-up ${t.follow_up.round}`;
+  const n = Math.min(t.current_step + 1, t.step_total);
+  return `step ${n}/${t.step_total}${t.step_name ? ` ${t.step_name}` : ''}`;
+}
+
+/** `1/3 settled (running 1, done 1, blocked 1)`: lane counts without JSON. */
+export function lanesText(c: NonNullable<Task['children']>): string {
+  const by = Object.entries(c.by_state)
+    .filter(([, n]) => n > 0)
+    .map(([state, n]) => `${state} ${n}`)
+    .join(', ');
+  return `${c.settled}/${c.total} settled${by ? ` (${by})` : ''}`;
+}
 
 function printTask(ctx: CommandContext, t: Task): void {
   if (ctx.options.json) {
     ctx.out(JSON.stringify(t, null, 2));
     return;
   }
-  const lines = [
-    `task ${t.id}: ${t.title}`,
-    `  state     ${t.state}${t.status_message ? ` — ${t.status_message}` : ''}`,
-  ];
-  lines.push(
-    `  workflow  ${t.workflow}   step ${Math.min(t.current_step + 1, t.step_total)}/${t.step_total}`,
-  );
+  const lines = [`task ${t.id}: ${t.title}`, `  state     ${stateText(t)}`];
+  lines.push(`  workflow  ${t.workflow}   ${stepText(t)}`);
   if (t.prompt) {
     const [first = '', ...rest] = t.prompt.trim().split('\n');
     lines.push(
@@ -91,6 +108,7 @@ function printTask(ctx: CommandContext, t: Task): void {
     );
   }
   lines.push(...forgeLines(t));
+  if (t.priority) lines.push(`  priority  ${t.priority}`);
   if (t.branch_name) lines.push(`  branch    ${t.branch_name} (from ${t.base_branch})`);
   if (t.worktree_path) lines.push(`  worktree  ${t.worktree_path}`);
   if (t.cost_usd !== undefined && t.cost_usd !== null)
@@ -100,9 +118,7 @@ function printTask(ctx: CommandContext, t: Task): void {
     const c = t.children;
     const merges =
       c.merged !== undefined ? `, ${c.merged} merged, ${c.unmerged ?? 0} not merged` : '';
-    lines.push(
-      `  lanes     ${c.settled}/${c.total} settled ${JSON.stringify(c.by_state)}${merges}`,
-    );
+    lines.push(`  lanes     ${lanesText(c)}${merges}`);
     for (const l of c.left_out ?? [])
       lines.push(
         `  left out  lane ${l.lane_id} (task ${l.task_id}, ${l.reason}): branch ${l.branch}`,
@@ -119,6 +135,10 @@ function printTask(ctx: CommandContext, t: Task): void {
     );
   lines.push(...chatLockLines(t));
   lines.push(`  actions   ${t.available_actions.join(', ') || '(none)'}`);
+  // What the task waits on (the gate's instructions, the question, why it is blocked) and work
+  // only its worktree holds.
+  const waiting = stoppedLines(t);
+  if (waiting.length > 0) lines.push('', ...waiting);
   if (t.steps) {
     lines.push('', timeline(t));
   }
@@ -208,9 +228,13 @@ export const taskCreate: Command = {
   name: 'task create',
   summary: 'Create a task on a project',
   usage:
-    'svc task create --project <id> (--title <t> | --issue <n> | --pull <n>) [--workflow w] [--field k=v ...] [options]',
+    'svc task create [--project <id|name>] (--title <t> | --issue <n> | --pull <n>) [--workflow w] [--field k=v ...] [options]',
   options: {
-    project: { type: 'string', description: 'project id (required)' },
+    project: {
+      type: 'string',
+      description:
+        'project id or name (default: the registered project holding the current directory)',
+    },
     title: { type: 'string', description: 'task title (required unless --issue or --pull)' },
     description: { type: 'string', description: 'longer description' },
     workflow: { type: 'string', description: 'workflow name (default: the project’s, else adhoc)' },
@@ -237,10 +261,27 @@ export const taskCreate: Command = {
     ...FORGE_CREATE_OPTIONS,
     ...JSON_OPTION,
   },
+  fieldFlags: {
+    project_id: '--project <id or name>',
+    title: '--title <text>',
+    description: '--description <text>',
+    workflow: '--workflow <name>',
+    fields: '--field <name>=<value>',
+    'fields.*': '--field {name}=<value>',
+    prompt: '--prompt <text>',
+    branch_name: '--branch <name>',
+    base_branch: '--base <branch>',
+    priority: '--priority <n>',
+    agent: '--agent <name>',
+    model: '--model <name>',
+    effort: '--effort <level>',
+    max_task_cost_usd: '--max-cost <usd>',
+    forge_issue: '--issue <n>',
+    forge_pull: '--pull <n>',
+  },
   async run(ctx) {
     const o = ctx.options;
-    if (typeof o.project !== 'string') throw new UsageError('--project is required');
-    const body: Record<string, unknown> = { project_id: positiveId(o.project, '--project') };
+    const body: Record<string, unknown> = {};
     forgeCreateBody(o, body);
     for (const [opt, key] of [
       ['title', 'title'],
@@ -277,6 +318,8 @@ export const taskCreate: Command = {
         }),
       );
     }
+    // Arguments first (a usage mistake is exit 2 whether or not the daemon runs), then the project.
+    body.project_id = await resolveProject(ctx, { required: true });
     const headers: Record<string, string> = {};
     if (typeof o['idempotency-key'] === 'string') headers['idempotency-key'] = o['idempotency-key'];
     const task = await ctx.client().request<Task>('POST', '/v1/tasks', { body, headers });
@@ -293,7 +336,7 @@ export const taskList: Command = {
   name: 'task list',
   summary: 'List tasks (not archived, unless --archived or --all)',
   options: {
-    project: { type: 'string', description: 'only this project' },
+    project: { type: 'string', description: 'only this project (id or name)' },
     state: { type: 'string', description: 'only this state' },
     archived: { type: 'boolean', description: 'only archived tasks' },
     all: { type: 'boolean', description: 'archived tasks too' },
@@ -306,7 +349,7 @@ export const taskList: Command = {
     const tasks = await ctx.client().allTasks<Task>(
       {
         archived: o.all ? 'all' : o.archived ? 'true' : undefined,
-        project_id: typeof o.project === 'string' ? positiveId(o.project, '--project') : undefined,
+        project_id: await resolveProject(ctx, { required: false, useCwd: false }),
         state: typeof o.state === 'string' ? o.state : undefined,
         include_children: o.lanes ? 'true' : undefined,
       },
@@ -381,131 +424,41 @@ export const taskSteps: Command = {
   },
 };
 
-/** A transcript line as a human reads it. */
-function render(line: string): string | null {
-  try {
-    const j = JSON.parse(line) as {
-      type?: string;
-      text?: string;
-      stream?: string;
-      command?: string;
-    };
-    if (j.type === 'svc.output')
-      return j.stream === 'stderr' ? `! ${j.text ?? ''}` : (j.text ?? '');
-    if (j.type === 'svc.command_started') return `$ ${j.command ?? ''}`;
-    if (j.type?.startsWith('svc.')) return null;
-    return line;
-  } catch {
-    return line;
-  }
-}
-
-export const taskLogs: Command = {
-  name: 'task logs',
-  summary: 'Print a task’s output (the transcripts of its attempts); -f follows live output',
-  usage: 'svc task logs <id> [--run <run id>] [-f]',
-  options: {
-    run: { type: 'string', description: 'only this step run' },
-    follow: {
-      type: 'boolean',
-      short: 'f',
-      description: 'keep printing live output until the task stops',
-    },
-    raw: { type: 'boolean', description: 'print transcript lines as stored (JSON)' },
-  },
+export const taskPriority: Command = {
+  name: 'task priority',
+  summary: 'Change the priority of a queued or paused task (higher is admitted first)',
+  usage: 'svc task priority <id> <n>',
+  options: JSON_OPTION,
+  fieldFlags: { priority: '<n> (an integer)' },
   async run(ctx) {
     const id = idArg(ctx);
-    const client = ctx.client();
-    const print = (line: string) => {
-      const text = ctx.options.raw ? line : render(line);
-      if (text !== null) ctx.out(text);
-    };
-    // Subscribe before reading the transcripts, so nothing written in between is lost: a live
-    // chunk carries its transcript offset, and only chunks past what was read are printed.
-    const only =
-      typeof ctx.options.run === 'string' ? positiveId(ctx.options.run, '--run') : undefined;
-    const frames: Frame[] = [];
-    let deliver: ((f: Frame) => boolean) | null = null;
-    let stop = false;
-    const ac = new AbortController();
-    const following = ctx.options.follow
-      ? followStream(
-          client,
-          `/v1/tasks/${id}/events`,
-          (f) => {
-            if (deliver) return deliver(f);
-            frames.push(f);
-            return false;
-          },
-          { signal: ac.signal },
-        ).catch(() => {})
-      : Promise.resolve();
-    // A refused read ends the stream too: left open, it kept the process alive (issue 20).
-    const closing = <T>(p: Promise<T>): Promise<T> =>
-      p.catch(async (err: unknown) => {
-        ac.abort();
-        await following;
-        throw err;
-      });
-    const readUpTo = new Map<number, number>();
-    const steps = await closing(client.get<Step[]>(`/v1/tasks/${id}/steps`));
-    for (const s of steps) {
-      if ((only !== undefined && s.id !== only) || !s.has_transcript) continue;
-      ctx.out(
-        `── ${s.step_id} attempt ${s.attempt}${s.iteration > 0 ? ` iteration ${s.iteration}` : ''} (${s.state})`,
+    const raw = ctx.args[1];
+    if (raw === undefined || !/^-?\d+$/.test(raw))
+      throw new UsageError(
+        `the priority must be an integer${raw === undefined ? '' : `, not ${raw}`}`,
       );
-      const res = await closing(client.raw('GET', `/v1/tasks/${id}/steps/${s.id}/transcript`));
-      if (!res.ok) continue;
-      readUpTo.set(s.id, Number(res.headers.get('x-next-offset') ?? 0));
-      for (const line of (await res.text()).split('\n')) if (line) print(line);
-    }
-    if (!ctx.options.follow) return EXIT.ok;
-    const task = await closing(client.get<Task>(`/v1/tasks/${id}`));
-    const handle = (f: Frame): boolean => {
-      const data = f.data ? (JSON.parse(f.data) as Record<string, unknown>) : {};
-      const runId = typeof data.run_id === 'number' ? data.run_id : -1;
-      const offset = typeof data.offset === 'number' ? data.offset : Number.POSITIVE_INFINITY;
-      if ((readUpTo.get(runId) ?? -1) >= offset) return false;
-      if (f.event === 'command.output')
-        ctx.out(data.stream === 'stderr' ? `! ${String(data.text)}` : String(data.text));
-      else if (f.event === 'agent.output' && typeof data.text === 'string') ctx.out(data.text);
-      else if (f.event === 'step.started')
-        ctx.out(`── ${String((data.payload as Record<string, unknown>)?.step_id ?? '')}`);
-      else if (f.event === 'task.state_changed') {
-        const to = String((data.payload as Record<string, unknown>)?.to ?? '');
-        if (TERMINAL.has(to)) {
-          ctx.out(`── task ${id} is ${to}`);
-          return true;
-        }
-      }
-      return false;
-    };
-    if (TERMINAL.has(task.state)) stop = true;
-    for (const f of frames.splice(0)) if (!stop && handle(f)) stop = true;
-    if (stop) {
-      ac.abort();
-      await following;
-      return EXIT.ok;
-    }
-    deliver = handle;
-    await following;
+    const t = await ctx.client().patch<Task>(`/v1/tasks/${id}`, { priority: Number(raw) });
+    if (ctx.options.json) ctx.out(JSON.stringify(t, null, 2));
+    else ctx.out(`task ${t.id} ${t.state}, priority ${t.priority ?? Number(raw)}`);
     return EXIT.ok;
   },
 };
 
+/** The lanes under `id`, drawn as a tree: `├─` before a lane with a sibling below, `└─` before the last. */
 async function laneTree(
   ctx: CommandContext,
   id: number,
-  depth: number,
+  prefix: string,
   lines: string[],
 ): Promise<void> {
   const lanes = await ctx.client().get<Task[]>('/v1/tasks', { parent_id: id, archived: 'all' });
-  for (const l of lanes) {
+  for (const [i, l] of lanes.entries()) {
+    const last = i === lanes.length - 1;
     const note = l.state === 'blocked' && l.block_reason ? ` (${l.block_reason})` : '';
     lines.push(
-      `${'  '.repeat(depth)}└─ ${l.id} ${l.lane_id} ${l.state}${note} — ${l.branch_name ?? ''}`,
+      `${prefix}${last ? '└─' : '├─'} ${l.id} ${l.lane_id} ${l.state}${note} — ${l.branch_name ?? ''}`,
     );
-    await laneTree(ctx, l.id, depth + 1, lines);
+    await laneTree(ctx, l.id, `${prefix}${last ? '   ' : '│  '}`, lines);
   }
 }
 
@@ -534,7 +487,7 @@ export const taskTree: Command = {
     const lines = [
       `${root.id} ${root.title} ${root.state}${root.children ? ` — lanes ${root.children.settled}/${root.children.total} settled` : ''}`,
     ];
-    await laneTree(ctx, id, 0, lines);
+    await laneTree(ctx, id, '', lines);
     ctx.out(lines.join('\n'));
     return EXIT.ok;
   },
@@ -546,12 +499,14 @@ function action(
   path = name,
   options: Record<string, OptionSpec> = {},
   body?: (ctx: CommandContext) => unknown,
+  fieldFlags?: FieldFlags,
 ): Command {
   return {
     name: `task ${name}`,
     summary,
     usage: `svc task ${name} <id>`,
     options: { ...options, ...JSON_OPTION },
+    ...(fieldFlags ? { fieldFlags } : {}),
     async run(ctx) {
       // Arguments first: a usage mistake is exit 2 whether or not the daemon runs.
       const url = `/v1/tasks/${idArg(ctx)}/${path}`;
@@ -580,6 +535,7 @@ export const taskCommands: Command[] = [
   taskSteps,
   taskLogs,
   taskTree,
+  taskPriority,
   action('cancel', 'Cancel a task (stops its running process tree)'),
   action('pause', 'Pause a task (at the next step boundary if it is running)'),
   action('resume', 'Resume a paused task'),
@@ -605,6 +561,11 @@ export const taskCommands: Command[] = [
       ...(typeof ctx.options.run === 'string' ? { run_override: ctx.options.run } : {}),
       ...(typeof ctx.options.branch === 'string' ? { branch_override: ctx.options.branch } : {}),
     }),
+    {
+      prompt_override: '--prompt <text>',
+      run_override: '--run <command>',
+      branch_override: '--branch <name>',
+    },
   ),
   action(
     'archive',

@@ -5,7 +5,6 @@
  * version the command just read (a concurrent edit in between is still refused as stale).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import type {
   DeliveryView,
   DryPoll,
@@ -17,6 +16,8 @@ import type {
 import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { table } from '../format.js';
+import { resolveProject } from '../project-ref.js';
+import { setValue } from '../set-value.js';
 
 function findingLine(f: TriggerFinding): string {
   return `${f.line !== undefined ? `line ${f.line}: ` : ''}${f.message}`;
@@ -127,9 +128,13 @@ export const triggerNew: Command = {
   name: 'trigger new',
   summary: 'Write a disabled starter trigger: a command source and a create_task action',
   usage:
-    'svc trigger new <id> --project <id> [--command <arg>]... [--poll-interval 5m] [--workflow <name>] [--title <template>] [--json]',
+    'svc trigger new <id> [--project <id|name>] [--command <arg>]... [--poll-interval 5m] [--workflow <name>] [--title <template>] [--json]',
   options: {
-    project: { type: 'string', description: 'the project the trigger acts on (required)' },
+    project: {
+      type: 'string',
+      description:
+        'the project the trigger acts on, id or name (default: the one holding the current directory)',
+    },
     command: {
       type: 'string',
       multiple: true,
@@ -141,14 +146,12 @@ export const triggerNew: Command = {
     ...JSON_OPTION,
   },
   async run(ctx) {
-    const id = need(ctx, 'svc trigger new <id> --project <id>');
+    const id = need(ctx, 'svc trigger new <id> [--project <id|name>]');
     if (!id) return EXIT.usage;
-    const project = ctx.options.project;
-    if (typeof project !== 'string' || !/^[1-9]\d*$/.test(project)) {
-      ctx.err('svc trigger new: --project <id> is required');
-      return EXIT.usage;
-    }
-    const body: Record<string, unknown> = { id, project_id: Number(project) };
+    const body: Record<string, unknown> = {
+      id,
+      project_id: await resolveProject(ctx, { required: true }),
+    };
     if (Array.isArray(ctx.options.command)) body.command = ctx.options.command;
     if (typeof ctx.options['poll-interval'] === 'string')
       body.poll_interval = ctx.options['poll-interval'];
@@ -167,7 +170,8 @@ export const triggerEdit: Command = {
     set: {
       type: 'string',
       multiple: true,
-      description: 'set a value: path=value, value read as YAML (source.poll_interval=10m)',
+      description:
+        "set a value: path=value, read as YAML (source.poll_interval=10m), except that a template (action.title='Fix {{.Item.title}}') or a value that is not YAML is taken as text; quote to force text: path='\"yes\"'",
     },
     remove: { type: 'string', multiple: true, description: 'remove a key or list item' },
     ops: { type: 'string', description: 'edit ops as a JSON array, a file holding one, or -' },
@@ -181,7 +185,8 @@ export const triggerEdit: Command = {
     for (const s of (ctx.options.set as string[] | undefined) ?? []) {
       const at = s.indexOf('=');
       if (at <= 0) throw new Error(`--set takes path=value, not ${s}`);
-      ops.push({ op: 'set', path: s.slice(0, at), value: parseYaml(s.slice(at + 1)) ?? '' });
+      const value = setValue(s.slice(at + 1));
+      ops.push({ op: 'set', path: s.slice(0, at), value: value ?? '' });
     }
     for (const p of (ctx.options.remove as string[] | undefined) ?? [])
       ops.push({ op: 'remove', path: p });

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { defaultConfig, readConfigFile } from '../../kernel/config/index.js';
 import type { Finding } from '../../kernel/input/index.js';
 import { loadPlugins, Registry } from '../../kernel/plugin/index.js';
@@ -20,20 +20,19 @@ import {
 import { type Command, type CommandContext, JSON_OPTION, type OptionSpec } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { table } from '../format.js';
+import { resolveProject } from '../project-ref.js';
+import { setValue } from '../set-value.js';
 
 const PROJECT_OPTION: Record<string, OptionSpec> = {
   project: {
     type: 'string',
-    description: 'a project id: its view (project files shadow global ones)',
+    description: 'a project id or name: its view (project files shadow global ones)',
   },
 };
 
-function projectId(ctx: CommandContext): number | undefined {
-  const raw = ctx.options.project;
-  if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !/^[1-9]\d*$/.test(raw))
-    throw new Error(`--project takes a project id, not ${String(raw)}`);
-  return Number(raw);
+/** `--project` by id or name (issue 19 point 5); absent means no project (global, or any task). */
+function projectId(ctx: CommandContext, raw: unknown = ctx.options.project, option = '--project') {
+  return resolveProject(ctx, { option, raw, required: false, useCwd: false });
 }
 
 function findingLine(f: Finding, file?: string): string {
@@ -45,7 +44,7 @@ function findingLine(f: Finding, file?: string): string {
 export const workflowList: Command = {
   name: 'workflow list',
   summary: 'List the workflows a project (or, without --project, any task) can use',
-  usage: 'svc workflow list [--project <id>] [--all] [--json]',
+  usage: 'svc workflow list [--project <id|name>] [--all] [--json]',
   options: {
     ...PROJECT_OPTION,
     all: { type: 'boolean', description: 'also list shadowed and duplicate entries' },
@@ -55,7 +54,7 @@ export const workflowList: Command = {
     const { workflows } = await ctx
       .client()
       .get<{ workflows: WorkflowListRow[] }>('/v1/workflows', {
-        project_id: projectId(ctx),
+        project_id: await projectId(ctx),
       });
     if (ctx.options.json) {
       ctx.out(JSON.stringify(workflows, null, 2));
@@ -84,17 +83,17 @@ export const workflowShow: Command = {
   name: 'workflow show',
   summary:
     'Show one workflow as its view resolves it: where it comes from, its findings and its steps',
-  usage: 'svc workflow show <name> [--project <id>] [--json]',
+  usage: 'svc workflow show <name> [--project <id|name>] [--json]',
   options: { ...PROJECT_OPTION, ...JSON_OPTION },
   async run(ctx) {
     const name = ctx.args[0];
     if (!name) {
-      ctx.err('usage: svc workflow show <name> [--project <id>]');
+      ctx.err('usage: svc workflow show <name> [--project <id|name>]');
       return EXIT.usage;
     }
     const def = await ctx.client().get<WorkflowDefinitionView>('/v1/workflows/definition', {
       name,
-      project_id: projectId(ctx),
+      project_id: await projectId(ctx),
     });
     if (ctx.options.json) {
       ctx.out(JSON.stringify(def, null, 2));
@@ -204,7 +203,8 @@ export const workflowNew: Command = {
   name: 'workflow new',
   summary:
     'Create a workflow file (a starter, or a copy of an entry with --from) in the global or a project scope',
-  usage: 'svc workflow new <name> [--project <id>] [--from <name> [--from-project <id>]] [--json]',
+  usage:
+    'svc workflow new <name> [--project <id|name>] [--from <name> [--from-project <id|name>]] [--json]',
   options: {
     project: {
       type: 'string',
@@ -221,16 +221,17 @@ export const workflowNew: Command = {
     const name = ctx.args[0];
     const from = typeof ctx.options.from === 'string' ? ctx.options.from : undefined;
     if (!name && !from) {
-      ctx.err('usage: svc workflow new <name> [--project <id>] [--from <name>]');
+      ctx.err('usage: svc workflow new <name> [--project <id|name>] [--from <name>]');
       return EXIT.usage;
     }
-    const project = projectId(ctx);
+    const project = await projectId(ctx);
     const fromProject = ctx.options['from-project'];
     const body: Record<string, unknown> = { scope: project === undefined ? 'global' : 'project' };
     if (name) body.name = name;
     if (project !== undefined) body.project_id = project;
     if (from) body.from = from;
-    if (typeof fromProject === 'string') body.from_project_id = Number(fromProject);
+    if (typeof fromProject === 'string')
+      body.from_project_id = await projectId(ctx, fromProject, '--from-project');
     const res = await ctx.client().post<WorkflowWriteResult>('/v1/workflows', body);
     if (ctx.options.json) ctx.out(JSON.stringify(res, null, 2));
     else {
@@ -255,7 +256,7 @@ export const workflowEdit: Command = {
   summary:
     'Edit a workflow file in place through PATCH /v1/workflows, keeping every untouched byte',
   usage:
-    "svc workflow edit <name> [--project <id>] [--scope global|project] [--file <path>] [--set 'path=value']... [--remove path]... [--ops <json|file|->] [--version <v>] [--json]",
+    "svc workflow edit <name> [--project <id|name>] [--scope global|project] [--file <path>] [--set 'path=value']... [--remove path]... [--ops <json|file|->] [--version <v>] [--json]",
   options: {
     ...PROJECT_OPTION,
     scope: {
@@ -266,7 +267,8 @@ export const workflowEdit: Command = {
     set: {
       type: 'string',
       multiple: true,
-      description: 'set a value: path=value, value read as YAML (steps[0].timeout=30m)',
+      description:
+        'set a value: path=value, read as YAML (steps[0].timeout=30m); a {{template}} or a value that is not YAML is text',
     },
     remove: { type: 'string', multiple: true, description: 'remove a key or list item (steps[2])' },
     ops: {
@@ -289,7 +291,7 @@ export const workflowEdit: Command = {
     for (const s of (ctx.options.set as string[] | undefined) ?? []) {
       const at = s.indexOf('=');
       if (at <= 0) throw new Error(`--set takes path=value, not ${s}`);
-      const value: unknown = parseYaml(s.slice(at + 1));
+      const value = setValue(s.slice(at + 1));
       ops.push({ op: 'set', path: s.slice(0, at), value: value ?? '' });
     }
     for (const path of (ctx.options.remove as string[] | undefined) ?? [])
@@ -299,7 +301,7 @@ export const workflowEdit: Command = {
       ctx.err('svc workflow edit: nothing to do (give --set, --remove or --ops)');
       return EXIT.usage;
     }
-    const project = projectId(ctx);
+    const project = await projectId(ctx);
     const target: Record<string, unknown> = { name };
     if (project !== undefined) target.project_id = project;
     if (typeof ctx.options.scope === 'string') target.scope = ctx.options.scope;

@@ -122,6 +122,19 @@ export function planAction(op: TaskOp, t: TaskRow, detail: TaskDetail | null = n
           call: call(t, 'archive', 'archive', {}),
         },
       };
+    case 'approve': {
+      // A gate is where a person reviews the branch: work only the worktree holds is said first.
+      const c = t.worktree_changes;
+      if (!c) return { kind: 'call', call: call(t, 'approve', 'approve') };
+      return {
+        kind: 'prompt',
+        prompt: {
+          kind: 'confirm',
+          question: `#${t.id}'s worktree has ${c.files} uncommitted file${c.files === 1 ? '' : 's'} its branch ${t.branch_name ?? ''} does not have. Approve anyway?`,
+          call: call(t, 'approve', 'approve'),
+        },
+      };
+    }
     case 'answer': {
       const pending = t.pending_input ?? detail?.pending_input ?? null;
       if (!pending) return detail ? unavailable(op, t) : { kind: 'needs_detail' };

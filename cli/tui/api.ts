@@ -5,6 +5,7 @@
  * message instead of an error (decision 144).
  */
 import { ApiError, type Client } from '../client.js';
+import { readTranscriptPages } from '../transcript.js';
 import type { Call } from './actions.js';
 import type { DiffStatView, ReviewNote } from './diff.js';
 import type {
@@ -46,26 +47,41 @@ export class TuiApi {
     };
   }
 
-  /** Every non-archived task with its lanes, newest first. */
+  /**
+   * Every non-archived task with its lanes, newest first: all of them, page after page, so a task
+   * waiting on the user is never past the first page and the header's counts are true at any size
+   * (issue 19 point 13).
+   */
   tasks(): Promise<TaskRow[]> {
-    return this.client.get<TaskRow[]>('/v1/tasks', { include_children: 'true' });
+    return this.client.allTasks<TaskRow>({ include_children: 'true' });
   }
 
   task(id: number): Promise<TaskDetail> {
     return this.client.get<TaskDetail>(`/v1/tasks/${id}`);
   }
 
-  /** The last `bytes` of a step run's transcript, and where live output continues. */
+  /**
+   * The last `bytes` of a step run's transcript, normalized (an agent's stream as events), and
+   * where live output continues: pages are followed through `X-Next-Offset` to the end, keeping
+   * only the last `keep` lines (decision 207).
+   */
   async transcriptTail(
     taskId: number,
     runId: number,
     bytes = 16 * 1024,
+    keep = 500,
   ): Promise<{ text: string; nextOffset: number } | null> {
-    const res = await this.client.raw('GET', `/v1/tasks/${taskId}/steps/${runId}/transcript`, {
-      query: { tail: bytes },
-    });
-    if (!res.ok) return null;
-    return { text: await res.text(), nextOffset: Number(res.headers.get('x-next-offset') ?? 0) };
+    let kept: string[] = [];
+    const r = await readTranscriptPages(
+      this.client,
+      `/v1/tasks/${taskId}/steps/${runId}/transcript`,
+      { format: 'events', tail: bytes },
+      (page) => {
+        kept = [...kept, ...page.lines].slice(-keep);
+      },
+    );
+    if (!r) return null;
+    return { text: kept.map((l) => `${l}\n`).join(''), nextOffset: r.offset };
   }
 
   /** Agent records with quota; `/v1/info`'s agent rows when `/v1/agents` is not there. */

@@ -45,6 +45,8 @@ export function stateCell(t: TaskRow, now = Date.now()): { text: string; tone: T
     text = `queued: ${t.queued_reason}${t.admit_not_before ? `, ${timeLeft(t.admit_not_before, now)} left` : ''}`;
   else if (t.state === 'running' && t.pause_requested) text = 'running (pausing)';
   if (t.open_chat_id !== undefined) text += ` · chat #${t.open_chat_id}`;
+  // Work only the worktree holds, never invisible (decision 204).
+  if (t.worktree_changes) text += ` · ${t.worktree_changes.files} uncommitted`;
   return { text, tone: stateTone(t.state) };
 }
 
@@ -88,7 +90,8 @@ export function lanesCell(c: LaneCounts | undefined): string {
 /** `2/5 test · loop 2/3 · lanes 1/2`: the step in progress and its progress. */
 export function stepCell(t: TaskRow, lanes?: LaneCounts): string {
   const parts: string[] = [];
-  if (t.step_total > 0) {
+  if (t.follow_up && t.current_step >= t.step_total) parts.push(`follow-up ${t.follow_up.round}`);
+  else if (t.step_total > 0) {
     const n = Math.min(t.current_step + 1, t.step_total);
     parts.push(`${n}/${t.step_total}${t.step_name ? ` ${t.step_name}` : ''}`);
   }

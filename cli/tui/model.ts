@@ -19,6 +19,8 @@ export interface PendingQuestion {
   text: string;
   header?: string;
   options?: string[];
+  /** What each option means, index for index (absent from older daemons). */
+  option_descriptions?: string[];
   multi_select?: boolean;
 }
 
@@ -59,6 +61,15 @@ export interface TaskRow {
   pending_input?: PendingInput | null;
   forge_issue?: { url?: string; number?: number } | null;
   forge_pull?: { url?: string; number?: number } | null;
+  /** What the worktree holds that the branch does not (decision 204); absent or null when clean. */
+  worktree_changes?: {
+    files: number;
+    additions: number;
+    deletions: number;
+    untracked: number;
+  } | null;
+  /** Set while a follow-up round runs or after one ran (`round` counts them). */
+  follow_up?: { origin: string; round: number } | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -83,6 +94,8 @@ export interface StepRun {
   finished_at: string | null;
   follow_up: boolean;
   has_transcript: boolean;
+  /** A gate's instructions while it waits; an attempt's summary once it finished. */
+  result_summary?: string | null;
 }
 
 export interface ChildrenRollup {

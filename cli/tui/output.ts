@@ -5,6 +5,7 @@
  * (decision 145).
  */
 import type { Frame } from '../sse.js';
+import { renderEvent } from '../transcript.js';
 
 const MAX_OUTPUT_LINES = 500;
 
@@ -12,14 +13,15 @@ type Json = Record<string, unknown>;
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** Stands for agent-stream lines the pane does not render (decision 145). */
+/** Stands for raw agent-stream lines from a daemon that cannot normalize them (decision 145). */
 export function agentStreamNote(taskId: number | string): string {
   return `… earlier agent output: svc task logs ${taskId}`;
 }
 
 /**
- * Transcript lines (NDJSON) as a reader wants them: output text and the commands started. A run
- * of raw agent-stream lines becomes one note, so an agent step's pane never looks empty.
+ * Transcript lines as a reader wants them. The board asks for them normalized (`?format=events`,
+ * decision 207), so an agent step's text and tool calls render as `svc task logs` prints them; a
+ * raw agent-stream line (a daemon without the format) becomes one note per run of them.
  */
 export function transcriptLines(text: string, taskId: number | string = '<id>'): string[] {
   const note = agentStreamNote(taskId);
@@ -33,12 +35,9 @@ export function transcriptLines(text: string, taskId: number | string = '<id>'):
       out.push(line);
       continue;
     }
-    if (j.type === 'svc.output') out.push(j.stream === 'stderr' ? `! ${str(j.text)}` : str(j.text));
-    else if (j.type === 'svc.command_started') out.push(`$ ${str(j.command)}`);
-    else if (j.type === 'svc.stderr') out.push(`! ${str(j.text)}`);
-    // Raw agent stream lines are each CLI's own format, left to `svc task logs`; live frames
-    // render them as they come.
-    else if (!str(j.type).startsWith('svc.') && out.at(-1) !== note) out.push(note);
+    const type = str(j.type);
+    if (type.startsWith('svc.') || type.startsWith('agent.')) out.push(...renderEvent(type, j));
+    else if (out.at(-1) !== note) out.push(note);
   }
   return out;
 }
@@ -50,40 +49,30 @@ export interface LiveLines {
   durable: boolean;
 }
 
+/** `── test attempt 2`: the line above an attempt's output (issue 19 point 14). */
+export function attemptHeader(stepId: string, attempt: number): string {
+  return `── ${stepId} attempt ${attempt}`;
+}
+
 /** One frame of `GET /v1/tasks/{id}/events`. `readUpTo` maps run id → transcript bytes already shown. */
 export function liveLines(f: Frame, readUpTo: Map<number, number>): LiveLines {
-  if (f.id !== undefined) return { lines: [], durable: true };
   let data: Json = {};
   try {
     data = f.data ? (JSON.parse(f.data) as Json) : {};
   } catch {
-    return { lines: [], durable: false };
+    return { lines: [], durable: f.id !== undefined };
+  }
+  if (f.id !== undefined) {
+    // A new attempt's output starts under its own header, so a retry does not run into the last.
+    const p = (data.payload ?? {}) as Json;
+    if (f.event === 'step.started' && typeof p.step_id === 'string')
+      return { lines: [attemptHeader(p.step_id, Number(p.attempt ?? 1))], durable: true };
+    return { lines: [], durable: true };
   }
   const run = typeof data.run_id === 'number' ? data.run_id : -1;
   if (typeof data.offset === 'number' && (readUpTo.get(run) ?? -1) >= data.offset)
     return { lines: [], durable: false };
-  switch (f.event) {
-    case 'command.output':
-      return {
-        lines: splitLines(data.stream === 'stderr' ? `! ${str(data.text)}` : str(data.text)),
-        durable: false,
-      };
-    case 'agent.output':
-      return { lines: splitLines(str(data.text)), durable: false };
-    case 'agent.tool_use': {
-      const tools = Array.isArray(data.tools) ? (data.tools as Json[]) : [];
-      return {
-        lines: tools.map((t) => `→ ${str(t.name)}${t.summary ? ` ${str(t.summary)}` : ''}`),
-        durable: false,
-      };
-    }
-    default:
-      return { lines: [], durable: false };
-  }
-}
-
-function splitLines(text: string): string[] {
-  return text.replace(/\n$/, '').split('\n');
+  return { lines: renderEvent(f.event ?? '', data), durable: false };
 }
 
 /** Appends, keeping the last MAX_OUTPUT_LINES. */

@@ -39,7 +39,7 @@ import {
 } from './form.js';
 import { boardLines, selectableIds } from './grouping.js';
 import { buildKeymap, type Keymap, type Keystroke, moveFor, tokenOf } from './keys.js';
-import { editLine } from './line-edit.js';
+import { editLine, emptyLine, type Line } from './line-edit.js';
 import type { FieldDecl, Project, TaskDetail, TaskRow, TuiSettings, WorkflowRow } from './model.js';
 import { appendOutput } from './output.js';
 import type { StreamStatus } from './stream.js';
@@ -87,6 +87,10 @@ export interface TuiState {
   nextEffect: number;
   /** Rows a page key moves by (the board's visible height). */
   page: number;
+  /** The board shows only tasks whose title, project, workflow or state hold this text. */
+  filter: string;
+  /** The filter line being typed, while it is. */
+  filtering: Line | null;
   /** The diff view (cli/tui/diff.ts), while it is open. */
   diff: DiffState | null;
   /** The stat of the task open in the detail pane while it waits at a gate. */
@@ -117,6 +121,8 @@ export const initialState = (settings: TuiSettings = DEFAULT_SETTINGS): TuiState
   effects: [],
   nextEffect: 1,
   page: 10,
+  filter: '',
+  filtering: null,
   diff: null,
   gateStat: null,
 });
@@ -159,8 +165,41 @@ export function keymapOf(settings: TuiSettings): Keymap {
   return k;
 }
 
-function orderedIds(s: Pick<TuiState, 'tasks' | 'settings'>): number[] {
-  return selectableIds(boardLines(s.tasks, s.settings.group_by));
+/** The states a task waits on the user in (the header counts them; the board opens on one). */
+export const WAITING_STATES = new Set(['blocked', 'awaiting_gate', 'awaiting_input', 'paused']);
+
+/** Whether `t` matches the board filter: text in its title, project, workflow, state or id. */
+export function matchesFilter(t: TaskRow, filter: string): boolean {
+  const f = filter.trim().toLowerCase();
+  if (f === '') return true;
+  const hay = [
+    t.title,
+    t.project_name ?? '',
+    t.workflow,
+    t.state,
+    t.block_reason ?? '',
+    t.lane_id ?? '',
+    `#${t.id}`,
+  ]
+    .join(' ')
+    .toLowerCase();
+  return f.split(/\s+/).every((word) => hay.includes(word));
+}
+
+/** The tasks the board shows: all of them, or those the filter matches (issue 19 point 13). */
+export function visibleTasks(s: Pick<TuiState, 'tasks' | 'filter'>): TaskRow[] {
+  return s.filter.trim() === '' ? s.tasks : s.tasks.filter((t) => matchesFilter(t, s.filter));
+}
+
+function orderedIds(s: Pick<TuiState, 'tasks' | 'settings' | 'filter'>): number[] {
+  return selectableIds(boardLines(visibleTasks(s), s.settings.group_by));
+}
+
+/** On first load: the first task in board order that waits on the user, else the first. */
+function firstWaiting(s: Pick<TuiState, 'tasks' | 'settings' | 'filter'>): number | null {
+  const ids = orderedIds(s);
+  const waiting = new Set(s.tasks.filter((t) => WAITING_STATES.has(t.state)).map((t) => t.id));
+  return ids.find((id) => waiting.has(id)) ?? ids[0] ?? null;
 }
 
 /** The task keys act on: the open one in the detail pane, else the board's selection. */
@@ -188,7 +227,8 @@ const flash = (s: TuiState, text: string, tone: Flash['tone'] = 'info'): TuiStat
 
 /** Keeps the selection on the same task; when it left the list, on its neighbour in the old order. */
 function reselect(prev: TuiState, tasks: TaskRow[]): number | null {
-  const next = orderedIds({ tasks, settings: prev.settings });
+  if (!prev.loaded) return firstWaiting({ ...prev, tasks });
+  const next = orderedIds({ tasks, settings: prev.settings, filter: prev.filter });
   if (prev.under === 'detail' && prev.selectedId !== null) return prev.selectedId;
   if (next.length === 0) return null;
   if (prev.selectedId !== null && next.includes(prev.selectedId)) return prev.selectedId;
@@ -345,9 +385,12 @@ function boardKey(s: TuiState, k: Keystroke): TuiState {
     case 'help':
       return { ...s, view: 'help', under: s.view as Exclude<View, 'help'> };
     case 'back':
+      if (s.view === 'board' && s.filter !== '') return refilter(s, '');
       return s.view === 'detail'
         ? { ...s, view: 'board', under: 'board', detail: null, output: [], flash: null }
         : s;
+    case 'filter':
+      return s.view === 'board' ? { ...s, filtering: emptyLine(s.filter), flash: null } : s;
     case 'open':
       return s.view === 'board' && s.selectedId !== null
         ? { ...s, view: 'detail', under: 'detail', detail: null, output: [], flash: null }
@@ -414,7 +457,25 @@ export function splitChunk(k: Keystroke, editing: boolean): Keystroke[] {
 const editingText = (s: TuiState) =>
   (s.prompt !== null && s.prompt.kind !== 'confirm') ||
   (s.view === 'form' && s.form !== null) ||
-  (s.view === 'diff' && s.diff?.editing != null);
+  (s.view === 'diff' && s.diff?.editing != null) ||
+  s.filtering !== null;
+
+/** The filter changed: the selection stays if it still shows, else moves to the first shown. */
+function refilter(s: TuiState, filter: string): TuiState {
+  const next = { ...s, filter };
+  const ids = orderedIds(next);
+  const selectedId =
+    s.selectedId !== null && ids.includes(s.selectedId) ? s.selectedId : (ids[0] ?? null);
+  return { ...next, selectedId };
+}
+
+/** Typing the filter: it applies as it is typed; enter keeps it, escape drops it. */
+function filterKey(s: TuiState, line: Line, k: Keystroke): TuiState {
+  const r = editLine(line, k);
+  if (r.kind === 'submit') return { ...s, filtering: null };
+  if (r.kind === 'cancel') return { ...refilter(s, ''), filtering: null };
+  return { ...refilter(s, r.line.value), filtering: r.line };
+}
 
 function onKey(s: TuiState, k: Keystroke): TuiState {
   const keys = splitChunk(k, editingText(s));
@@ -422,6 +483,7 @@ function onKey(s: TuiState, k: Keystroke): TuiState {
   if (tokenOf(k) === 'ctrl+c') return emit(s, { kind: 'quit' });
   if (!s.ready) return s;
   if (s.prompt) return promptKey(s, s.prompt, k);
+  if (s.filtering) return filterKey(s, s.filtering, k);
   if (s.view === 'form' && s.form) return formKeyState(s, s.form, k);
   if (s.view === 'diff' && s.diff)
     return applyDiffStep(s, diffKey(s.diff, k, keymapOf(s.settings), diffPaneHeight(s.page)));

@@ -21,7 +21,7 @@ export const TRAITS: AgentTraits = {
   file_mention_expands: false,
   supports_effort: false,
   reports_cost: false,
-  supports_mcp: false,
+  supports_mcp: true,
 };
 
 /** The floor served when the CLI cannot list its models (`source: curated`). */

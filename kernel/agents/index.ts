@@ -9,7 +9,7 @@
  * Decisions: 040–047, 110–118.
  */
 export { agentPort } from './check.js';
-export { type Location, locateBinary } from './locate.js';
+export { type Location, locateBinary, type PathProblem, pathProblem } from './locate.js';
 export { probeRunner } from './probe-runner.js';
 export { type QuotaBlock, QuotaBook, READING_REFRESH_MS, ZERO_TIME } from './quota.js';
 export { type AgentRecord, buildRecord, type CatalogueValue, mergeCatalogue } from './record.js';

@@ -5,7 +5,7 @@
  * probe error. The cache key is the file the path resolves to (symlinks followed, so an upgrade
  * that re-points `node_modules/.bin/claude` is a new key) plus its mtime and size.
  */
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 export interface Location {
@@ -15,6 +15,18 @@ export interface Location {
   looked: string;
   /** realpath + mtime + size; empty when missing. */
   key: string;
+  /** The configured `agents.<name>.path` (empty when none is set), found or not. */
+  configured: string;
+  /** Why a configured path is not used: it does not exist, or is not an executable file. */
+  problem: PathProblem | null;
+}
+
+export type PathProblem = 'missing' | 'not_executable';
+
+/** Why `p` cannot be run as an agent CLI, or null when it can (an executable regular file). */
+export function pathProblem(p: string): PathProblem | null {
+  if (!existsSync(p)) return 'missing';
+  return executable(p) ? null : 'not_executable';
 }
 
 function executable(p: string): boolean {
@@ -54,11 +66,14 @@ export function locateBinary(
   platform: NodeJS.Platform = process.platform,
 ): Location {
   if (configured !== '') {
-    const found = executable(configured) ? configured : null;
+    const problem = pathProblem(configured);
+    const found = problem === null ? configured : null;
     return {
       path: found,
       looked: `agents path ${configured}`,
       key: found ? keyOf(found) : '',
+      configured,
+      problem,
     };
   }
   const dirs = (env.PATH ?? env.Path ?? '')
@@ -67,8 +82,9 @@ export function locateBinary(
   for (const dir of dirs) {
     for (const name of candidates(binary, platform, env)) {
       const p = join(dir, name);
-      if (executable(p)) return { path: p, looked: `${binary} on PATH`, key: keyOf(p) };
+      if (executable(p))
+        return { path: p, looked: `${binary} on PATH`, key: keyOf(p), configured, problem: null };
     }
   }
-  return { path: null, looked: `${binary} on PATH`, key: '' };
+  return { path: null, looked: `${binary} on PATH`, key: '', configured, problem: null };
 }

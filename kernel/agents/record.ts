@@ -6,6 +6,7 @@
  */
 import semver from 'semver';
 import type { AgentAdapter, AgentProbe, InputVerdict, RestrictedVerdict } from '../plugin/index.js';
+import type { PathProblem } from './locate.js';
 import type { QuotaBlock } from './quota.js';
 
 export type VersionVerdict = 'tested' | 'untested' | 'incompatible' | '';
@@ -19,6 +20,10 @@ export interface AgentRecord {
   name: string;
   available: boolean;
   path: string;
+  /** `agents.<name>.path` as configured, also when it is missing (empty: looked up on PATH). */
+  configured_path: string;
+  /** Why the configured path is not used (`missing`, `not_executable`); null when it is, or none is set. */
+  path_problem: PathProblem | null;
   version: string;
   supports_input: boolean;
   input_verdict: InputVerdict;
@@ -80,6 +85,8 @@ export interface RecordInput {
   adapter: AgentAdapter;
   platform: NodeJS.Platform;
   path: string | null;
+  configuredPath?: string;
+  pathProblem?: PathProblem | null;
   probe: AgentProbe | null;
   probedAt: string | null;
   quota: QuotaBlock | null;
@@ -98,6 +105,8 @@ export function buildRecord(i: RecordInput): AgentRecord {
     name: adapter.name,
     available: i.path !== null,
     path: i.path ?? '',
+    configured_path: i.configuredPath ?? '',
+    path_problem: i.pathProblem ?? null,
     version: version ?? '',
     supports_input: t.supports_input,
     input_verdict: adapter.inputVerdict(i.path ? version : null),

@@ -206,6 +206,8 @@ export class AgentService implements AgentHost {
       adapter,
       platform: this.d.platform,
       path: loc.path,
+      configuredPath: loc.configured,
+      pathProblem: loc.problem,
       probe: entry?.probe ?? null,
       // A missing CLI was "probed" by the lookup just made; an installed one by its last probe.
       probedAt: entry ? formatMs(entry.at) : loc.path ? null : formatMs(this.d.clock.now()),

@@ -25,6 +25,7 @@ export {
 export {
   type ConfigCheck,
   ConfigError,
+  type ConfigFileRejection,
   type ConfigListener,
   ConfigService,
   type ConfigSource,

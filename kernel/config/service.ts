@@ -60,6 +60,22 @@ export interface ConfigServiceOptions {
    * the commented default, where later it is refused like any invalid file (decision 187).
    */
   firstStart?: boolean;
+  /** When a rejected edit was seen (the daemon's clock). */
+  now?: () => Date;
+}
+
+/**
+ * The file on disk as the daemon last read it, when that edit was refused and the last good
+ * configuration stayed in force (issue 19 point 14): `svc config get` says so instead of printing
+ * values the file no longer holds as if they were the file's.
+ */
+export interface ConfigFileRejection {
+  file: string;
+  /** RFC 3339, when the daemon read the refused edit. */
+  at: string;
+  /** Every finding, in one sentence (each names its key once). */
+  message: string;
+  errors: Finding[];
 }
 
 function keyOf(config: Config, key: string): unknown {
@@ -91,6 +107,7 @@ export class ConfigService {
   private watcher: FSWatcher | null = null;
   private reloadTimer: NodeJS.Timeout | null = null;
   private reloads: Promise<void> = Promise.resolve();
+  private rejected: ConfigFileRejection | null = null;
 
   constructor(private readonly opts: ConfigServiceOptions) {}
 
@@ -138,6 +155,20 @@ export class ConfigService {
     this.fileListen = load.config.listen;
     this.lastTextHash = hash(text);
     return load.config;
+  }
+
+  /** The last edit of the file the daemon refused, while no later edit or PATCH replaced it. */
+  fileRejection(): ConfigFileRejection | null {
+    return this.rejected;
+  }
+
+  private reject(findings: Finding[]): void {
+    this.rejected = {
+      file: this.opts.configFile,
+      at: (this.opts.now?.() ?? new Date()).toISOString(),
+      message: summarizeFindings(findings),
+      errors: findings,
+    };
   }
 
   /**
@@ -227,14 +258,13 @@ export class ConfigService {
         `config edit rejected: ${summarizeFindings(load.findings)}`,
       );
       this.lastTextHash = h;
+      this.reject(load.findings);
       return;
     }
     const next = this.reconcile(load.config, 'file');
-    if (!next) {
-      this.lastTextHash = h;
-      return;
-    }
     this.lastTextHash = h;
+    if (!next) return;
+    this.rejected = null;
     this.apply(next, 'file');
   }
 
@@ -247,6 +277,7 @@ export class ConfigService {
       if (findings.length === 0) continue;
       if (c.onReload === 'reject') {
         logger.error({ errors: findings }, `config edit rejected: ${summarizeFindings(findings)}`);
+        if (source === 'file') this.reject(findings);
         return null;
       }
       logger.warn(
@@ -325,6 +356,8 @@ export class ConfigService {
     }
     writeFileAtomic(configFile, edited.text, 0o600);
     this.lastTextHash = hash(edited.text);
+    // The file now holds a valid edit: a refusal of an earlier one no longer describes it.
+    this.rejected = null;
     const next = this.reconcile(load.config, 'api');
     if (next) this.apply(next, 'api');
     return this.current();

@@ -10,6 +10,7 @@ import { parseListen } from '../config/index.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { createKernel, type Kernel } from '../kernel.js';
 import { createFileLogger } from '../log/index.js';
+import { installLastResort } from './last-resort.js';
 import { acquireDaemonLock } from './lock.js';
 import { ensurePrivateDir, type Paths } from './paths.js';
 
@@ -44,7 +45,11 @@ export interface DaemonJson {
 
 export async function runDaemon(
   paths: Paths,
-  opts: { handleSignals?: boolean } = {},
+  opts: {
+    handleSignals?: boolean;
+    /** PATH entries an npm script had added and the daemon dropped (decision 200), for the log. */
+    pathRemoved?: readonly string[];
+  } = {},
 ): Promise<RunningDaemon> {
   ensurePrivateDir(paths.dataDir);
   const lock = acquireDaemonLock(paths.lockFile, paths.dataDir, paths.daemonJson);
@@ -109,16 +114,26 @@ export async function runDaemon(
       started_at: new Date(kernel.services.daemon.startedAtMs).toISOString(),
       version: kernel.services.daemon.version,
     };
-    writeFileAtomic(paths.daemonJson, `${JSON.stringify(info, null, 2)}\n`, 0o600);
+    // Clients find the daemon through this file: on a full disk it may spend the reserve (decision 180).
+    kernel.services.disk.rescue(() =>
+      writeFileAtomic(paths.daemonJson, `${JSON.stringify(info, null, 2)}\n`, 0o600),
+    );
     kernel.services.config.watch();
     kernel.services.workflows.watch();
-    kernel.services.events.append(
-      'daemon.started',
-      {},
-      { pid: process.pid, port, version: info.version },
-    );
+    try {
+      kernel.services.events.append(
+        'daemon.started',
+        {},
+        { pid: process.pid, port, version: info.version },
+      );
+    } catch (err) {
+      // A full disk refuses the event; the daemon still serves (decision 180).
+      if (kernel.services.disk.noteRefusal(err) === null) throw err;
+    }
     const launcher = currentHost();
     log.logger.info({ port, pid: process.pid, code_cache: launcher.codeCache }, 'daemon listening');
+    if (opts.pathRemoved?.length)
+      log.logger.info({ removed: opts.pathRemoved }, 'PATH: dropped what npm added in front of it');
     if (launcher.codeCache === 'missing' || launcher.codeCache === 'rejected') {
       // Once the first requests have compiled their handlers too, and off the start-up path.
       setTimeout(() => {
@@ -128,6 +143,10 @@ export async function runDaemon(
     }
     if (opts.handleSignals) {
       for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void stop());
+      // The process is ours (`svc daemon run`): a fault that escaped every handler is logged and
+      // survived rather than taking every task down with it (decision 181).
+      const remove = installLastResort(log.logger);
+      void stopped.then(remove);
     }
     return { kernel, url: info.url, port, stopped, stop };
   } catch (err) {

@@ -25,6 +25,7 @@ import { closeRow } from './attempt.js';
 import { MERGE_FINISHED } from './finish-join.js';
 import { beforeSkip, checkMergeFinished, readmittable, unfinishedLanes } from './lane-actions.js';
 import { leaveOut } from './lane-merges.js';
+import { refuseIfWorktreeLost } from './lost-worktree.js';
 import {
   type FollowUpSpec,
   jsonOr,
@@ -41,6 +42,9 @@ import type { Runner } from './runner.js';
 import type { TaskStates } from './state.js';
 import { ACTION_FROM, actionAllowed, type HumanAction } from './transitions.js';
 import { isForeignWorktree } from './worktree.js';
+
+/** Files an archive refused for `worktree_dirty` names (the rest are counted in `more_files`). */
+const DIRTY_FILES_SHOWN = 20;
 
 export interface ActionDeps {
   store: Store;
@@ -165,14 +169,25 @@ export class TaskActions {
     });
   }
 
+  /**
+   * Paused: queued again. Running with a pause requested: the request is withdrawn and the task
+   * runs on (decision 209); losing that race to the step boundary, it resumes from paused.
+   */
   resume(id: number): TaskRow {
-    return this.act(id, 'resume', (t) =>
-      this.d.states.move(t.id, 'paused', 'queued', { pause_requested: 0 }),
-    );
+    const first = this.load(id);
+    if (first.state === 'running' && first.pause_requested) {
+      this.locked(first, 'resume');
+      if (this.d.states.patch(id, 'running', { pause_requested: 0 })) return this.load(id);
+    }
+    return this.act(id, 'resume', (t) => {
+      refuseIfWorktreeLost(this.d, t, 'resume');
+      return this.d.states.move(t.id, 'paused', 'queued', { pause_requested: 0 });
+    });
   }
 
   approve(id: number): TaskRow {
     return this.act(id, 'approve', (t) => {
+      refuseIfWorktreeLost(this.d, t, 'approve');
       const row = this.openRow(t);
       const moved = this.d.states.move(t.id, 'awaiting_gate', 'queued', {
         current_step: this.gateAdvance(t),
@@ -233,6 +248,7 @@ export class TaskActions {
           current_step: spec?.origin_step ?? t.step_total,
         });
       }
+      if (t.state === 'awaiting_gate') refuseIfWorktreeLost(this.d, t, 'skip');
       const row = this.openRow(t);
       const moved = this.d.states.move(t.id, t.state, 'queued', {
         current_step: this.gateAdvance(t),
@@ -602,13 +618,19 @@ export class TaskActions {
       first.worktree_path !== null &&
       this.d.worktreesDir !== undefined &&
       isForeignWorktree(first.worktree_path, this.d.worktreesDir);
-    if (!force && !foreign && (await worktreeDirty(first))) {
+    const dirty = force || foreign ? null : await worktreeDirty(first);
+    if (dirty) {
+      // Names the worktree and what is in it, so a person can look before forcing (issue 19).
+      const shown = dirty.slice(0, DIRTY_FILES_SHOWN).map((e) => `${e.code} ${e.path}`);
       throw new SvcError(
         'invalid_state',
-        `the worktree of task ${id} has uncommitted changes; commit them or archive with force`,
+        `the worktree of task ${id} (${first.worktree_path}) has uncommitted changes in ${dirty.length} file${dirty.length === 1 ? '' : 's'}; commit them or archive with force`,
         {
           state: first.state,
           reason: 'worktree_dirty',
+          path: first.worktree_path,
+          files: shown,
+          more_files: dirty.length - shown.length,
         },
       );
     }
@@ -638,6 +660,7 @@ export class TaskActions {
     body: { answers?: Record<string, string | string[]>; allow?: boolean },
   ): TaskRow {
     return this.act(id, 'answer', (t) => {
+      refuseIfWorktreeLost(this.d, t, 'answer');
       if (!this.d.answerInput)
         throw new SvcError('invalid_state', 'no agent is waiting for an answer', {
           state: t.state,

@@ -10,8 +10,9 @@ import type { Config } from '../config/index.js';
 import {
   deleteBranchIfEmpty,
   deleteRemoteBranch,
-  isDirty,
   removeWorktree,
+  type StatusEntry,
+  statusEntries,
   type Upstream,
   upstreamOf,
 } from '../git/index.js';
@@ -29,9 +30,11 @@ export interface BranchOutcome {
   };
 }
 
-export async function worktreeDirty(task: TaskRow): Promise<boolean> {
-  if (!task.worktree_path || !existsSync(task.worktree_path)) return false;
-  return (await isDirty(task.worktree_path)) === true;
+/** What is uncommitted in the task's worktree; null when clean, absent or not judgeable. */
+export async function worktreeDirty(task: TaskRow): Promise<StatusEntry[] | null> {
+  if (!task.worktree_path || !existsSync(task.worktree_path)) return null;
+  const entries = await statusEntries(task.worktree_path);
+  return entries && entries.length > 0 ? entries : null;
 }
 
 export async function dropWorktree(

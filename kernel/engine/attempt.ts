@@ -9,6 +9,7 @@ import { delimiter, join } from 'node:path';
 import { type Clock, formatMs, formatNs } from '../clock/index.js';
 import { type Config, parseDuration, tryParseSize } from '../config/index.js';
 import { effectiveContainer, hostAlias } from '../container/index.js';
+import { type DiskGuard, diskFullCode } from '../disk/index.js';
 import type { EventLog } from '../events/index.js';
 import { worktreeHead } from '../git/index.js';
 import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
@@ -21,6 +22,7 @@ import {
   type Store,
   type TaskRow,
 } from '../store/index.js';
+import { commitStepWork } from './commit.js';
 import { taskView } from './context.js';
 import type { InputBroker } from './input.js';
 import {
@@ -34,17 +36,22 @@ import {
 import { carriesPrompt, PROMPT_LEAD } from './prompt.js';
 import { renderPlain, renderShell } from './render.js';
 import { spawnLogged } from './spawn.js';
+import { recordWorktreeChanges } from './worktree-changes.js';
 
 export interface AttemptDeps {
   input: InputBroker;
   /** Capabilities other rooms add for their step types (StepContext.services). */
   services: Record<string, unknown>;
   store: Store;
+  /** Disk-full mode and the reserve (decision 180). */
+  disk: DiskGuard;
   runs: StepRunsTable;
   events: EventLog;
   clock: Clock;
   config: () => Config;
   transcriptsDir: string;
+  /** This data directory's attempt-marker prefix (decision 182); absent, processes go unmarked. */
+  procMark?: string;
 }
 
 export interface AttemptSpec {
@@ -153,6 +160,18 @@ export function stepTimeoutMs(
   );
 }
 
+/** A step commits after success when its type takes `commit` and it (or `defaults`) sets it true. */
+function commits(
+  stepType: { meta: { schema: unknown } },
+  step: StepDef,
+  spec: { snapshot: WorkflowSnapshot },
+): boolean {
+  const shape = (stepType.meta.schema as { shape?: Record<string, unknown> }).shape;
+  return (
+    shape !== undefined && 'commit' in shape && stepSetting(step, spec.snapshot, 'commit') === true
+  );
+}
+
 export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<AttemptResult> {
   const { task, project, step, index, iteration } = spec;
   const config = deps.config();
@@ -210,12 +229,17 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   );
   const latch = new AbortController();
   // Past transcript_max_bytes, or when the file system refuses a write (disk full), the latch
-  // stops the step's process tree: output that cannot be kept is not produced blind.
+  // stops the step's process tree: output that cannot be kept is not produced blind. While the
+  // daemon is in disk-full mode every line is refused, so each writer stops (decision 180).
   const transcript = new TranscriptWriter(
     transcriptPath,
     maxBytes,
     () => latch.abort(),
-    () => latch.abort(),
+    (err) => {
+      deps.disk.noteRefusal(err);
+      latch.abort();
+    },
+    () => deps.disk.refusing(),
   );
   deps.runs.update(runId, { transcript_path: transcriptPath });
   const ts = () => formatNs(deps.clock.nowNs());
@@ -286,6 +310,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
           readOnlyMounts: scratch ? [scratch] : [],
           signal,
           cancelled: () => spec.signal.aborted,
+          mark: deps.procMark ? `${deps.procMark}.r${runId}` : undefined,
           onOutput: (line) =>
             deps.events.live({
               kind: 'command.output',
@@ -353,9 +378,12 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   if (unwritable && !spec.signal.aborted) {
     // Not retried at once: the disk that was full a moment ago still is. The task blocks with
     // the file system's own code in block_detail; `retry` once there is room (docs/reliability.md).
+    // A full disk is named as such (decision 180); any other refusal (EIO, …) stays
+    // transcript_unwritable (decision 131).
+    const full = diskFullCode(unwritable);
     outcome = {
       kind: 'failed',
-      reason: 'transcript_unwritable',
+      reason: full ? 'disk_full' : 'transcript_unwritable',
       message: `the transcript ${transcriptPath} cannot be written (${unwritable.code ?? 'error'}: ${unwritable.message})`,
       noRetry: true,
     };
@@ -368,6 +396,16 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   } else if (spec.signal.aborted && outcome.kind !== 'awaiting_gate') {
     outcome = { kind: 'cancelled' };
   }
+  if (outcome.kind === 'succeeded' && task.worktree_path && commits(spec.stepType, step, spec)) {
+    // `commit: true` (decision 204): what the step left goes on the branch, or the step fails.
+    const c = await commitStepWork(task.worktree_path, task, { id: step.id, attempt });
+    if (!c.ok)
+      outcome = { kind: 'failed', reason: 'commit_failed', message: c.message, noRetry: true };
+    else if (c.commit) transcript.annotate('committed', { commit: c.commit, files: c.files }, ts());
+  }
+  // What the attempt left uncommitted, recorded before its outcome moves the task (decision 204).
+  if (outcome.kind !== 'cancelled')
+    await recordWorktreeChanges(deps.store.db, task.id, task.worktree_path);
 
   const usage = 'usage' in outcome ? outcome.usage : undefined;
   const finished = formatMs(deps.clock.now());
@@ -433,7 +471,8 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   transcript.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
   if (outcome.kind === 'awaiting_gate') rmSync(transcriptPath, { force: true });
-  deps.store.tx(() => {
+  // The outcome is what must not be lost: on a full disk it may spend the reserve (decision 180).
+  deps.disk.rescueTx(deps.store, () => {
     deps.runs.update(runId, patch);
     if (outcome.kind !== 'awaiting_gate' && iteration === 0) {
       deps.events.append(

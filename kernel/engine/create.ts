@@ -10,7 +10,7 @@ import type { ConfigService } from '../config/index.js';
 import { effectiveContainer, runtimeProblem } from '../container/index.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
-import { branchExists } from '../git/index.js';
+import { branchExists, remoteTrackingBranch } from '../git/index.js';
 import type { Project, ProjectService } from '../projects/index.js';
 import { newTask, type Store, type TaskRow, type TasksTable } from '../store/index.js';
 import { branchFor } from './branch.js';
@@ -231,18 +231,28 @@ export class TaskCreator {
     const wf = d.workflows.forTask(workflowName, project);
     const fields = d.workflows.checkFields(wf.snapshot, prefill.fields(wf.snapshot));
     if (!fields.ok)
-      throw new SvcError('validation_failed', fields.message, {
-        field: fields.field ? `fields.${fields.field}` : 'fields',
-      });
+      // `field` is already the finding's path (`fields.issue`).
+      throw new SvcError('validation_failed', fields.message, { field: fields.field || 'fields' });
 
     await this.checkContainer(wf.snapshot, project);
     const baseBranch = body.base_branch ?? prefill.baseBranch ?? project.default_branch;
     // A pull request's task runs no git at creation: its head is fetched at admission (rule 9).
+    const baseWarnings: string[] = [];
     if (!prefill.pull && !(await branchExists(project.path, baseBranch))) {
-      throw new SvcError(
-        'validation_failed',
-        `base_branch ${baseBranch} is not a local branch of ${project.name}`,
-        { field: 'base_branch' },
+      // Only on a remote (a colleague's pushed branch): accepted, fetched at admission (decision 205).
+      const remote = await remoteTrackingBranch(project.path, baseBranch);
+      if (!remote) {
+        const hint = /^[^/]+\/.+/.test(baseBranch)
+          ? `; for a remote's branch give its name without the remote (${baseBranch.replace(/^[^/]+\//, '')})`
+          : '';
+        throw new SvcError(
+          'validation_failed',
+          `base_branch ${baseBranch} is not a branch of ${project.name}, locally or on a remote${hint}`,
+          { field: 'base_branch' },
+        );
+      }
+      baseWarnings.push(
+        `base_branch ${baseBranch} is not a local branch of ${project.name}; it exists as ${remote.remote}/${baseBranch}, which is fetched and checked out as ${baseBranch} (tracking it) when the task starts`,
       );
     }
     const agentWarnings = d.agents.checkTask(
@@ -369,7 +379,7 @@ export class TaskCreator {
     });
     return {
       task: task.task,
-      warnings: [...wf.warnings, ...agentWarnings, ...(unused ? [unused] : [])],
+      warnings: [...wf.warnings, ...agentWarnings, ...(unused ? [unused] : []), ...baseWarnings],
       replayed: false,
     };
   }

@@ -123,6 +123,17 @@ export async function runFlow(
   const record: FlowContext['record'] = (row) => {
     const now = formatMs(deps.clock.now());
     const iteration = row.at?.iteration ?? 0;
+    // The step's own row, for a step that spawned lanes, runs from their spawn to now (its join):
+    // the timeline shows how long the lanes took, not the instant the join took (issue 19).
+    const spawned =
+      row.step_id === step.id
+        ? (deps.store.db
+            .prepare(
+              'SELECT MIN(created_at) FROM tasks WHERE parent_task_id = ? AND spawned_by_index = ?',
+            )
+            .pluck()
+            .get(task.id, index) as string | null)
+        : null;
     deps.store.tx(() =>
       deps.runs.insert(
         newStepRun({
@@ -139,7 +150,7 @@ export async function runFlow(
           state: row.state,
           failure_reason: row.failure_reason ?? null,
           result_summary: row.summary ?? '',
-          started_at: now,
+          started_at: spawned ?? now,
           finished_at: now,
         }),
       ),

@@ -87,11 +87,14 @@ export const ENGINE_REASONS = [
   'timeout',
   'transcript_limit',
   'transcript_unwritable',
+  'disk_full',
   'template_error',
   'condition_error',
   'interrupted',
   'canceled',
   'internal_error',
+  /** `commit: true` could not commit what the step left (a hook refused, git failed). */
+  'commit_failed',
 ] as const;
 
 /** Admission blocks (SPEC §2.1). */

@@ -15,6 +15,7 @@ export interface TaskWorkflow {
 
 export type FieldCheck =
   | { ok: true; fields: Record<string, string>; defaulted: string[] }
+  /** `field`: the path of the first finding, `fields.<name>` (or `fields`). */
   | { ok: false; message: string; field: string };
 
 export interface WorkflowPort {

@@ -41,6 +41,8 @@ export interface LoggedSpawn {
   /** Each `svc.output` line written (lines mode), with the transcript offset after it. */
   onOutput?(line: { phase: string; stream: string; text: string; offset: number }): void;
   onSpawn?(pid: number, startTicks: string | null): void;
+  /** The owner's attempt marker (decision 182): cancel, timeout and stop reach every descendant. */
+  mark?: string;
   /** The running process, or null once it ended (pause the timeout around an input wait). */
   onProcess?(proc: { pauseTimeout(): void; resumeTimeout(): void } | null): void;
 }
@@ -130,8 +132,17 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     clock: s.clock,
     onStdout: (c) => split.stdout.push(c, onLine('stdout')),
     onStderr: (c) => split.stderr.push(c, onLine('stderr')),
+    mark: s.mark,
   });
-  if (proc.pid !== undefined) s.onSpawn?.(proc.pid, proc.startTicks);
+  try {
+    if (proc.pid !== undefined) s.onSpawn?.(proc.pid, proc.startTicks);
+  } catch (err) {
+    // The pid could not be journaled (a full disk): a process nobody could find after a crash is
+    // not left running (decision 180).
+    proc.terminate();
+    await proc.done;
+    throw err;
+  }
   s.onProcess?.(proc);
   req.onStart?.({
     write: (text) => {

@@ -109,8 +109,10 @@ export interface ActionView {
    * `skip` over a merge in progress, `merge_finished` where no fan-out join waits.
    */
   withheld?: readonly HumanAction[];
-  /** The task has a worktree (absent: not known, nothing narrowed). */
+  /** The task has a worktree (absent: not known, nothing is withheld or narrowed for it). */
   hasWorktree?: boolean;
+  /** A pause was requested of the running task and not yet taken. */
+  pauseRequested?: boolean;
 }
 
 /**
@@ -121,14 +123,22 @@ export interface ActionView {
  */
 export const NOT_AT_ADMISSION: readonly HumanAction[] = ['repair', 'skip', 'merge_finished'];
 
-/** `available_actions`: the human actions legal right now, sorted. A linked open chat narrows them to cancel. */
+/**
+ * `available_actions`: the human actions that can succeed right now, sorted (decisions 209, 216).
+ * The table's actions for the state, less `follow_up` on a task that never had a worktree (it
+ * answers 409 there) and what cannot help a task blocked at admission, plus `resume` on a running
+ * task with a pause requested (it withdraws the request). A linked open chat narrows them to
+ * cancel.
+ */
 export function availableActions(view: ActionView): HumanAction[] {
   const atAdmission = view.state === 'blocked' && view.hasWorktree === false;
   const legal = HUMAN_ACTIONS.filter(
     (a) =>
-      actionAllowed(a, view.state) &&
-      !view.withheld?.includes(a) &&
-      !(atAdmission && NOT_AT_ADMISSION.includes(a)),
+      (actionAllowed(a, view.state) &&
+        !view.withheld?.includes(a) &&
+        !(a === 'follow_up' && view.hasWorktree === false) &&
+        !(atAdmission && NOT_AT_ADMISSION.includes(a))) ||
+      (a === 'resume' && view.state === 'running' && view.pauseRequested === true),
   );
   if (view.chatOpen) return legal.includes('cancel') ? ['cancel'] : [];
   return legal;

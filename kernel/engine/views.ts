@@ -66,6 +66,8 @@ export function taskView(
     branch_name: task.branch_name,
     base_branch: task.base_branch,
     worktree_path: task.worktree_path,
+    // Uncommitted work in the worktree, as last measured (decision 204); null when clean.
+    worktree_changes: task.worktree_path ? jsonOr<unknown>(task.worktree_changes, null) : null,
     priority: task.priority,
     agent_override: task.agent_override,
     model_override: task.model_override,
@@ -84,6 +86,7 @@ export function taskView(
       chatOpen: chatId !== null,
       withheld: withheldActions(task, snap?.steps),
       hasWorktree: task.worktree_path !== null,
+      pauseRequested: task.pause_requested === 1,
     }),
     parent_task_id: task.parent_task_id,
     lane_id: task.lane_id,

@@ -14,6 +14,7 @@ import {
   addWorktreeForBranch,
   branchFacts,
   branchTip,
+  checkoutRemoteBase,
   commitsPastBase,
   freshStartPoint,
   GitError,
@@ -133,6 +134,11 @@ async function adoptPrecut(task: TaskRow, path: string, pre: Precut): Promise<bo
   return true;
 }
 
+/** A missing base's detail, with the ways out (SPEC §2.1 `base_branch_missing`). */
+function recovery(task: TaskRow, why: string): string {
+  return `${why}; to recover, create or push ${task.base_branch} again and retry the task (svc task retry ${task.id}), or cancel it and create it anew with another base (--base)`;
+}
+
 export async function prepareWorktree(
   task: TaskRow,
   projectPath: string,
@@ -211,13 +217,21 @@ export async function prepareWorktree(
         detail: `branch ${branch} already exists in ${projectPath}`,
       };
     }
-    const base = facts.get(task.base_branch);
+    let base = facts.get(task.base_branch);
     if (!base?.exists) {
-      return {
-        ok: false,
-        reason: 'base_branch_missing',
-        detail: `base branch ${task.base_branch} does not exist`,
-      };
+      // A base only on a remote was accepted at creation: fetched now, as `git switch` would
+      // check it out (decision 205). Gone from the remote too: say how to recover.
+      const remote = await checkoutRemoteBase(projectPath, task.base_branch);
+      if (!remote.ok)
+        return { ok: false, reason: 'base_branch_missing', detail: recovery(task, remote.detail) };
+      base = (await branchFacts(projectPath, [task.base_branch])).get(task.base_branch);
+      if (!base?.exists) {
+        return {
+          ok: false,
+          reason: 'base_branch_missing',
+          detail: recovery(task, `base branch ${task.base_branch} does not exist`),
+        };
+      }
     }
     if (existsSync(path) && readdirSync(path).length > 0) {
       return {
@@ -236,7 +250,7 @@ export async function prepareWorktree(
       return {
         ok: false,
         reason: 'base_branch_missing',
-        detail: `base branch ${task.base_branch} does not exist`,
+        detail: recovery(task, `base branch ${task.base_branch} does not exist`),
       };
     }
     opts.markCut?.({ branch, start });

@@ -17,6 +17,12 @@ export {
 } from './diff.js';
 export { worktreeHead } from './head.js';
 export {
+  checkoutRemoteBase,
+  type RemoteBaseResult,
+  type RemoteBranch,
+  remoteTrackingBranch,
+} from './remote-base.js';
+export {
   type BranchFacts,
   branchExists,
   branchFacts,
@@ -30,6 +36,13 @@ export {
   type RepoCheck,
 } from './repo.js';
 export { GitError, type GitResult, git, gitRaw } from './run.js';
+export {
+  changesText,
+  type StatusEntry,
+  statusEntries,
+  type WorktreeChanges,
+  worktreeChanges,
+} from './status.js';
 export { GitAbortedError } from './stream.js';
 export {
   addWorktree,

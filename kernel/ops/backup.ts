@@ -26,6 +26,7 @@ import { z } from 'zod';
 import { type Clock, formatMs, type Timer } from '../clock/index.js';
 import { type Config, type ConfigService, parseDuration } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
+import { diskFullCode } from '../disk/index.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { clipInput, clipText } from '../input/index.js';
@@ -311,12 +312,26 @@ export class BackupService {
             field: 'path',
           },
         );
-      this.d.events.append(
-        'backup.failed',
-        {},
-        { path, scheduled: false, error: (err as Error).message },
-      );
+      this.failed({ path, scheduled: false, error: (err as Error).message });
+      // No room at the destination (or on the data disk): a refusal the user fixes, not a fault;
+      // the archive is assembled aside and linked at the end, so nothing partial is left.
+      const full = diskFullCode(err);
+      if (full)
+        throw new SvcError(
+          'disk_full',
+          `the disk holding ${dirname(path)} is full: no backup was written`,
+          { code: full, field: 'path' },
+        );
       throw err;
+    }
+  }
+
+  /** `backup.failed`, which a full data disk may refuse too: logged then, never thrown. */
+  private failed(payload: Record<string, unknown>): void {
+    try {
+      this.d.events.append('backup.failed', {}, payload);
+    } catch (err) {
+      this.d.logger.error({ err: (err as Error).message }, 'backup.failed event not recorded');
     }
   }
 
@@ -387,8 +402,13 @@ export class BackupService {
     } catch (err) {
       state.last_error = (err as Error).message;
       state.last_error_at = formatMs(this.d.clock.now());
-      writeState(backupStateFile(this.d.paths.dataDir), state);
-      this.d.events.append('backup.failed', {}, { scheduled: true, dir, error: state.last_error });
+      // Recording the failure may meet the same full disk: it must not turn into a rejection.
+      try {
+        writeState(backupStateFile(this.d.paths.dataDir), state);
+      } catch (again) {
+        this.d.logger.error({ err: (again as Error).message }, 'backup state not recorded');
+      }
+      this.failed({ scheduled: true, dir, error: state.last_error });
       this.d.logger.error(
         { err: state.last_error, dir },
         'scheduled backup failed; retrying in 1h',

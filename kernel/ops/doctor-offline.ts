@@ -10,12 +10,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { SystemClock } from '../clock/index.js';
 import { type Config, defaultConfig, readConfigFile } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
-import { loadPlugins, Registry } from '../plugin/index.js';
+import { loadPlugins, pluginCacheDir, Registry } from '../plugin/index.js';
 import { ProbingAgentFacts } from './agent-facts.js';
 import { backupStatus, readBackupState } from './backup.js';
 import { containerGroup } from './container-facts.js';
 import { openForInspection } from './database.js';
 import { buildDoctorReport, type DaemonGroup, type DoctorReport } from './doctor.js';
+import { configuredAgentPaths } from './doctor-warnings.js';
 import { Reclaimer } from './orphans.js';
 
 export interface OfflineDoctorOptions {
@@ -69,6 +70,7 @@ async function registryFor(config: Config, paths: Paths, builtinRoot?: string): 
       extra: config.plugins,
       configDir: paths.configDir,
       builtinRoot,
+      cacheDir: pluginCacheDir(paths.dataDir),
     });
     return registry;
   } catch {
@@ -105,6 +107,7 @@ export async function offlineDoctor(
       reclaimer: db ? new Reclaimer(() => db, paths) : null,
       backup: () => backupStatus(config, paths, now, readBackupState(paths.dataDir), false),
       container: () => containerGroup(config, probe),
+      agentPaths: () => configuredAgentPaths(config),
     });
   } finally {
     opened.db?.close();

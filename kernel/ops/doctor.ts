@@ -13,7 +13,9 @@ import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from '
 import { readdir } from 'node:fs/promises';
 import { formatMs } from '../clock/index.js';
 import { readConfigFile } from '../config/index.js';
+import { looseModes } from '../daemon/modes.js';
 import type { Paths } from '../daemon/paths.js';
+import type { DiskStatus } from '../disk/index.js';
 import { isWithin } from '../input/index.js';
 import type { Db } from '../store/index.js';
 import { TASK_STATES, type TaskState } from '../task-states.js';
@@ -21,6 +23,7 @@ import type { AgentFacts } from './agent-facts.js';
 import type { BackupStatus } from './backup.js';
 import type { ContainerGroup } from './container-facts.js';
 import { type DatabaseReport, inspectDatabase, unknownDatabase } from './database.js';
+import { agentWarnings, type DoctorWarning } from './doctor-warnings.js';
 import type { Reclaimer, SkipReason } from './orphans.js';
 import { diskUsage, modeText, treeBytes } from './sizes.js';
 
@@ -99,6 +102,11 @@ export interface StorageGroup {
   orphans_known: boolean;
   orphans: DoctorOrphan[];
   scan_error?: string;
+  /**
+   * The daemon's disk-full mode (decision 180): while `full`, admission holds and refused writes
+   * answer 507. null when the report is built without a daemon (svc doctor offline).
+   */
+  disk_full_mode: DiskStatus | null;
 }
 
 export interface Unreconciled {
@@ -135,6 +143,8 @@ export interface DoctorReport {
   backup: BackupStatus;
   container: ContainerGroup;
   problems: Problem[];
+  /** What a user should know that is not a problem (decision 201); never changes the exit status. */
+  warnings: DoctorWarning[];
 }
 
 /** States where a step run marked running is wrong (SPEC §2.9). Waiting states are excluded. */
@@ -154,6 +164,10 @@ export interface DoctorSources {
   reclaimer: Reclaimer | null;
   backup: () => BackupStatus;
   container: () => Promise<ContainerGroup>;
+  /** `agents.<name>.path` as configured, for the warnings about paths that cannot run. */
+  agentPaths?: () => Record<string, string>;
+  /** The data disk's guard, when a daemon runs (decision 180). */
+  disk?: () => DiskStatus;
 }
 
 function permissionWarnings(paths: Paths): PermissionWarning[] {
@@ -181,8 +195,35 @@ function permissionWarnings(paths: Paths): PermissionWarning[] {
       remediation: `chmod ${expected.toString(8)} ${path}`,
     });
   }
+  // Anything else under either directory (decision 184): transcripts, backups, workflows, …
+  const named = new Set(wanted.map(([p]) => p));
+  for (const e of looseModes(paths, PERMISSION_WARNINGS_MAX)) {
+    if (named.has(e.path)) continue;
+    const expected = e.mode & ~e.loose;
+    out.push({
+      path: e.path,
+      mode: modeText(e.mode),
+      expected_mode: modeText(expected),
+      remediation: `chmod ${expected.toString(8)} ${e.path}`,
+    });
+  }
   return out;
 }
+
+/**
+ * `<file> does not parse: …` when YAML refused it, `<file> is not valid: …` when a value did:
+ * the error already says which, and saying it twice read `does not parse: config.yaml does not
+ * parse: …` (issue 19 point 14).
+ */
+export function configFileText(file: string, error: string | undefined): string {
+  const why = error ?? 'invalid';
+  const yaml = 'config.yaml does not parse: ';
+  if (why.startsWith(yaml)) return `${file} does not parse: ${why.slice(yaml.length)}`;
+  return `${file} is not valid: ${why}`;
+}
+
+/** The longest `config_permissions[]` list (the daemon tightens everything at its next start). */
+const PERMISSION_WARNINGS_MAX = 100;
 
 function pathsGroup(paths: Paths): PathsGroup {
   const exists = existsSync(paths.configFile);
@@ -196,8 +237,9 @@ function pathsGroup(paths: Paths): PathsGroup {
     config_permissions: permissionWarnings(paths),
   };
   if (!load.ok)
+    // Each finding's message already names its key (`max_parallel_tasks: must be at least 1`).
     group.config_error = load.findings
-      .map((f) => (f.path ? `${f.path}: ${f.message}` : f.message))
+      .map((f) => (f.path && !f.message.includes(f.path) ? `${f.path}: ${f.message}` : f.message))
       .join('; ');
   return group;
 }
@@ -276,7 +318,11 @@ export function tasksGroup(db: Db, worktreesDir: string): TasksGroup {
   }
 }
 
-async function storageGroup(paths: Paths, reclaimer: Reclaimer | null): Promise<StorageGroup> {
+async function storageGroup(
+  paths: Paths,
+  reclaimer: Reclaimer | null,
+  guard: (() => DiskStatus) | undefined,
+): Promise<StorageGroup> {
   const disk = diskUsage(existsSync(paths.worktreesDir) ? paths.worktreesDir : paths.dataDir);
   let names: string[] = [];
   try {
@@ -290,6 +336,7 @@ async function storageGroup(paths: Paths, reclaimer: Reclaimer | null): Promise<
     worktree_bytes: await treeBytes(paths.worktreesDir),
     orphans_known: reclaimer !== null,
     orphans: [],
+    disk_full_mode: guard ? guard() : null,
   };
   if (disk.error) group.disk_error = disk.error;
   if (reclaimer) {
@@ -310,13 +357,15 @@ async function storageGroup(paths: Paths, reclaimer: Reclaimer | null): Promise<
   return group;
 }
 
-export function problemsOf(r: Omit<DoctorReport, 'problems' | 'generated_at'>): Problem[] {
+export function problemsOf(
+  r: Omit<DoctorReport, 'problems' | 'warnings' | 'generated_at'>,
+): Problem[] {
   const out: Problem[] = [];
   if (!r.paths.config_parses)
     out.push({
       code: 'config_unparseable',
       group: 'paths',
-      message: `${r.paths.config_file} does not parse: ${r.paths.config_error ?? 'invalid'}`,
+      message: configFileText(r.paths.config_file, r.paths.config_error),
     });
   if (r.daemon.status !== 'running')
     out.push({
@@ -388,7 +437,7 @@ export async function buildDoctorReport(s: DoctorSources): Promise<DoctorReport>
       };
   const [agents, storage, container] = await Promise.all([
     s.agents(),
-    storageGroup(s.paths, s.db ? s.reclaimer : null),
+    storageGroup(s.paths, s.db ? s.reclaimer : null, s.disk),
     s.container(),
   ]);
   const body = {
@@ -402,5 +451,10 @@ export async function buildDoctorReport(s: DoctorSources): Promise<DoctorReport>
     backup: s.backup(),
     container,
   };
-  return { generated_at: formatMs(s.now), ...body, problems: problemsOf(body) };
+  return {
+    generated_at: formatMs(s.now),
+    ...body,
+    problems: problemsOf(body),
+    warnings: agentWarnings(agents, s.agentPaths?.() ?? {}),
+  };
 }

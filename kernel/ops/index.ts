@@ -45,6 +45,7 @@ export {
 } from './database.js';
 export {
   buildDoctorReport,
+  configFileText,
   type DaemonGroup,
   type DoctorReport,
   PROBLEM_CODES,
@@ -53,6 +54,12 @@ export {
 } from './doctor.js';
 export { offlineDoctor } from './doctor-offline.js';
 export { DoctorService, type FixAction } from './doctor-service.js';
+export {
+  agentWarnings,
+  type DoctorWarning,
+  WARNING_CODES,
+  type WarningCode,
+} from './doctor-warnings.js';
 export { contributeOpsInfo } from './info.js';
 export { Notifier } from './notify.js';
 export { type MaintenanceBody, type OrphanEntry, Reclaimer } from './orphans.js';

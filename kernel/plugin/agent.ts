@@ -214,7 +214,14 @@ export interface QuotaWindow {
 /** A normalized question or permission request, as stored in `pending_input` and shown to humans. */
 export interface PendingInput {
   kind: 'question' | 'permission';
-  questions?: { text: string; header?: string; options?: string[]; multi_select?: boolean }[];
+  questions?: {
+    text: string;
+    header?: string;
+    options?: string[];
+    /** What each option means, index for index with `options`, when the agent said (issue 19). */
+    option_descriptions?: string[];
+    multi_select?: boolean;
+  }[];
   permission?: { tool: string; summary: string };
 }
 

@@ -14,6 +14,7 @@ import { importExternal } from '../../shared/host.js';
 import { type BundledPlugin, bundledPlugins } from './bundled.js';
 import { PLUGIN_API_VERSION, type PluginApi, type SvcPlugin } from './define.js';
 import { PluginError, type Registry } from './registry.js';
+import { bundleTypeScriptPlugin, needsBundle } from './ts-load.js';
 
 const BUILTIN_ROOT = fileURLToPath(new URL('../../plugins/', import.meta.url));
 
@@ -93,17 +94,41 @@ export interface DiscoverOptions {
   extra: string[];
   configDir: string;
   builtinRoot?: string;
+  /**
+   * Where TypeScript plugins Node cannot import are bundled to (decision 206); without one such a
+   * plugin fails to load as Node says.
+   */
+  cacheDir?: string;
 }
 
-/** A module file loaded at start-up, not part of the build. */
-function fromFile(file: string): BundledPlugin {
-  return { file, load: () => importExternal(pathToFileURL(file).href) };
+/** `{data_dir}/cache/plugins`: owner-only, like the rest of the data directory. */
+export function pluginCacheDir(dataDir: string): string {
+  return join(dataDir, 'cache', 'plugins');
+}
+
+/**
+ * A module file loaded at start-up, not part of the build. A `.ts` plugin Node refuses (Node 20
+ * has no TypeScript; its `.js` imports exist only after a build) is bundled and loaded from there.
+ */
+function fromFile(file: string, cacheDir?: string): BundledPlugin {
+  return {
+    file,
+    load: async () => {
+      try {
+        return await importExternal(pathToFileURL(file).href);
+      } catch (err) {
+        if (!cacheDir || !needsBundle(err, file)) throw err;
+        const bundled = await bundleTypeScriptPlugin(file, cacheDir);
+        return importExternal(pathToFileURL(bundled).href);
+      }
+    },
+  };
 }
 
 /** The built-in plugins: the build's own list, or (given a root, or unbundled) a scan of the folder. */
 function builtins(root: string | undefined): readonly BundledPlugin[] {
   if (root === undefined && bundledPlugins) return bundledPlugins;
-  return builtinPluginFiles(root).map(fromFile);
+  return builtinPluginFiles(root).map((f) => fromFile(f));
 }
 
 export async function loadPlugins(opts: DiscoverOptions): Promise<void> {
@@ -111,7 +136,7 @@ export async function loadPlugins(opts: DiscoverOptions): Promise<void> {
   const entries: Array<BundledPlugin & { source: 'builtin' | 'config' }> = [
     ...builtins(opts.builtinRoot).map((b) => ({ ...b, source: 'builtin' as const })),
     ...opts.extra.map((e) => ({
-      ...fromFile(resolvePluginPath(e, opts.configDir)),
+      ...fromFile(resolvePluginPath(e, opts.configDir), opts.cacheDir),
       source: 'config' as const,
     })),
   ];

@@ -89,7 +89,7 @@ export {
 export { agentValueFindings } from './agent-values.js';
 // Kernel-side members of this room (plugins have no use for them).
 export { definePlugin, PLUGIN_API_VERSION, type PluginApi, type SvcPlugin } from './define.js';
-export { builtinPluginFiles, loadPlugins } from './discover.js';
+export { builtinPluginFiles, loadPlugins, pluginCacheDir } from './discover.js';
 export {
   defineForge,
   type Forge,
@@ -133,8 +133,10 @@ export {
   AGENT_KEY_SCHEMAS,
   AGENT_ROWS,
   CHECK_ROWS,
+  COMMIT_ROW,
   COMMON_KEY_SCHEMAS,
   COMMON_ROWS,
+  commitSchema,
   commonShape,
   durationSchema,
   ON_INPUT_MODES,

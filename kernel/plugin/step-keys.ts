@@ -214,3 +214,18 @@ export const CHECK_ROWS: readonly SchemaRow[] = [
     default: '15m (config)',
   },
 ];
+
+/**
+ * `commit` (decision 204): svc never commits for the user, unless a step (or the workflow's
+ * `defaults`) asks: after an attempt that succeeded, what it left in the worktree is committed on
+ * the task's branch, with a message naming the task and the step.
+ */
+export const commitSchema = z.boolean({ error: 'must be true or false' });
+
+export const COMMIT_ROW: SchemaRow = {
+  key: 'commit',
+  control: 'bool',
+  description:
+    'After the step succeeds, commit what it left in the worktree (message names the task and step).',
+  default: false,
+};

@@ -24,6 +24,8 @@ export class TranscriptWriter {
     private readonly maxBytes: number,
     private readonly onLatch?: () => void,
     private readonly onFailure?: (err: NodeJS.ErrnoException) => void,
+    /** A full data disk (decision 180): the error every write gets while it holds, else null. */
+    private readonly refuse?: () => NodeJS.ErrnoException | null,
   ) {
     try {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -81,6 +83,11 @@ export class TranscriptWriter {
 
   private put(buf: Buffer): boolean {
     if (this.fd === null) return false;
+    const refused = this.refuse?.();
+    if (refused) {
+      this.fail(refused);
+      return false;
+    }
     try {
       writeSync(this.fd, buf);
       this.size += buf.length;

@@ -25,6 +25,8 @@ export interface TaskRow {
   worktree_path: string | null;
   /** JSON `{branch, start}` while svc cuts a worktree for a task not yet started (decision 159). */
   worktree_cut: string | null;
+  /** JSON `{files, additions, deletions, untracked}` when the worktree holds uncommitted work (decision 204). */
+  worktree_changes: string | null;
   priority: number;
   agent_override: string | null;
   model_override: string | null;
@@ -106,6 +108,7 @@ export function newTask(
     branch_name: null,
     worktree_path: null,
     worktree_cut: null,
+    worktree_changes: null,
     priority: 0,
     agent_override: null,
     model_override: null,

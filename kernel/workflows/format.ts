@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   AGENT_KEY_SCHEMAS,
   COMMON_KEY_SCHEMAS,
+  commitSchema,
   durationSchema,
   type PathSegment,
 } from '../plugin/index.js';
@@ -53,6 +54,7 @@ export const DefaultsSchema = z.strictObject({
   retry_backoff: durationSchema({ positive: false }).optional(),
   timeout: COMMON_KEY_SCHEMAS.timeout.optional(),
   container: ContainerDefaultsSchema.optional(),
+  commit: commitSchema.optional(),
 });
 
 export type WorkflowDefaults = z.infer<typeof DefaultsSchema>;

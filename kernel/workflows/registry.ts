@@ -484,7 +484,11 @@ export class WorkflowRegistry {
     const files = new Set([path]);
     const timer = setTimeout(() => {
       this.pending.delete(dir);
-      this.announce(scope, projectId, [...files].sort());
+      // A timer callback: a refused event write (a full disk) must not become an uncaught
+      // exception; the registry itself is already current (decision 180).
+      try {
+        this.announce(scope, projectId, [...files].sort());
+      } catch {}
     }, this.deps.eventDelayMs ?? 100);
     this.pending.set(dir, { timer, files });
   }

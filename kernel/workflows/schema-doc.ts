@@ -8,6 +8,7 @@
 import {
   AGENT_ROWS,
   type AgentValueSets,
+  COMMIT_ROW,
   COMMON_ROWS,
   ON_INPUT_MODES,
   PERMISSION_MODES,
@@ -106,6 +107,7 @@ const DEFAULTS_ROWS: SchemaRow[] = [
     description:
       'Merged per field over the daemon container block (image, runtime, mount_agent_config, network, extra_mounts); image "" forces the host.',
   },
+  COMMIT_ROW,
 ];
 
 const FIELD_ROWS: SchemaRow[] = [

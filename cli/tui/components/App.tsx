@@ -12,7 +12,7 @@ import type { Frame } from '../../sse.js';
 import type { Call } from '../actions.js';
 import { isMissingRoute, type TuiApi } from '../api.js';
 import { loadGateStat, performDiff } from '../diff-effects.js';
-import { liveLines, transcriptLines } from '../output.js';
+import { attemptHeader, liveLines, transcriptLines } from '../output.js';
 import { type Effect, initialState, keymapOf, reduce } from '../state.js';
 import { subscribe } from '../stream.js';
 import { Board } from './Board.js';
@@ -190,7 +190,13 @@ export function App({
             dispatch({
               type: 'output',
               taskId: openId,
-              lines: tail ? transcriptLines(tail.text, openId) : [],
+              lines:
+                last && tail
+                  ? [
+                      attemptHeader(last.step_id, last.attempt),
+                      ...transcriptLines(tail.text, openId),
+                    ]
+                  : [],
               reset: true,
             });
           } catch (err) {

@@ -14,7 +14,7 @@ import {
   type Tone,
 } from '../cells.js';
 import { type BoardLine, boardLines, laneCounts } from '../grouping.js';
-import type { TuiState } from '../state.js';
+import { type TuiState, visibleTasks } from '../state.js';
 import { TONE_COLOR } from './theme.js';
 
 export interface BoardProps {
@@ -46,9 +46,13 @@ const widest = (values: string[], cap: number) =>
 
 export function Board({ state, width, height, now }: BoardProps) {
   if (!state.loaded) return <Text color="gray">loading tasks…</Text>;
-  const lines = boardLines(state.tasks, state.settings.group_by);
+  const lines = boardLines(visibleTasks(state), state.settings.group_by);
   if (lines.length === 0)
-    return <Text color="gray">no tasks yet — press the new-task key to create one</Text>;
+    return state.filter.trim() !== '' ? (
+      <Text color="gray">{`no task matches "${state.filter}" — escape clears the filter`}</Text>
+    ) : (
+      <Text color="gray">no tasks yet — press the new-task key to create one</Text>
+    );
   const lanes = laneCounts(state.tasks);
   const shown = visibleWindow(lines, state.selectedId, height);
   const cells = new Map<number, Cells>();

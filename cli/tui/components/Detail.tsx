@@ -5,6 +5,7 @@
  */
 import { Box, Text } from 'ink';
 import { timeline } from '../../commands/tasks.js';
+import { changesLines, gateInstructions, pendingLines } from '../../waiting.js';
 import {
   clip,
   costCell,
@@ -22,17 +23,19 @@ import { selectedTask, type TuiState } from '../state.js';
 import { GateStat, gateStatLines } from './GateStat.js';
 import { TONE_COLOR } from './theme.js';
 
-function pendingLines(d: TaskDetail): string[] {
-  const p = d.pending_input;
-  if (!p) return [];
-  if (p.kind === 'permission')
-    return [
-      `the agent asks permission: ${p.permission?.tool ?? ''} ${p.permission?.summary ?? ''}`,
-    ];
-  return (p.questions ?? []).flatMap((q) => [
-    `the agent asks: ${q.text}`,
-    ...(q.options ?? []).map((o, i) => `   ${i + 1}. ${o}`),
-  ]);
+/** What the task waits on the user for: the agent's question, or the gate's instructions. */
+function askLines(d: TaskDetail): string[] {
+  if (d.pending_input) return pendingLines(d.pending_input);
+  const gate = d.state === 'awaiting_gate' ? gateInstructions(d) : null;
+  return gate
+    ? [
+        `gate ${gate.step}:`,
+        ...gate.text
+          .replace(/\n+$/, '')
+          .split('\n')
+          .map((l) => `  ${l}`),
+      ]
+    : [];
 }
 
 /** The lanes rollup as `svc task show` words it: settled, then merged and not (decision 191). */
@@ -82,7 +85,7 @@ export function Detail({
         Math.max(6, Math.floor(height / 2)),
       )
     : [];
-  const asks = pendingLines(d);
+  const asks = [...askLines(d), ...changesLines({ ...d, ...t })];
   const stat = gateStatLines(state, t.id, width);
   const used =
     3 + head.length + why.length + leftOut.length + asks.length + stat.length + steps.length + 2;

@@ -59,11 +59,18 @@ export function hints(state: TuiState, keymap: Keymap): string {
   // A task's changes can be read once it has had a worktree.
   if (t?.started_at) ops.push('diff');
   if (state.view === 'detail') ops.push('back');
+  if (state.view === 'board') ops.push('filter');
   ops.push('new_task', 'help', 'quit');
   return ops.map((op) => `${keymap.label(op)} ${op.replace('_', '-')}`).join(' · ');
 }
 
 export function Footer({ state, keymap }: { state: TuiState; keymap: Keymap }) {
+  if (state.filtering)
+    return (
+      <PromptLines line={state.filtering} state={state}>
+        {'filter: title, project, workflow or state · ⏎ keep · esc clear'}
+      </PromptLines>
+    );
   if (state.view === 'diff' && state.diff && !state.prompt)
     return <DiffFooter state={state} keymap={keymap} />;
   const p = state.prompt;

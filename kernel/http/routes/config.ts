@@ -13,6 +13,11 @@ export function configRoutes(app: FastifyInstance, s: Services): void {
     pending(reply);
     return s.config.current();
   });
+  // Whether the file on disk is what is in force: a refused edit leaves the last good one.
+  app.get('/v1/config/file', async () => ({
+    file: s.config.file,
+    rejected: s.config.fileRejection(),
+  }));
   app.patch('/v1/config', async (req, reply) => {
     const config = s.config.patch(req.body ?? {});
     pending(reply);

@@ -20,8 +20,26 @@ import type { Services } from '../../services.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
 import { streamForRequest } from '../sse.js';
 import { readTranscript, TranscriptQuerySchema } from '../transcript.js';
+import {
+  normalizeTranscript,
+  TRANSCRIPT_FORMATS,
+  type TranscriptFormat,
+} from '../transcript-events.js';
 
 type IdParams = { Params: { id: string } };
+
+function transcriptFormat(raw: unknown): TranscriptFormat {
+  if (raw === undefined) return 'raw';
+  if (typeof raw === 'string' && (TRANSCRIPT_FORMATS as readonly string[]).includes(raw))
+    return raw as TranscriptFormat;
+  throw new SvcError(
+    'validation_failed',
+    `format must be one of ${TRANSCRIPT_FORMATS.join(', ')}`,
+    {
+      field: 'format',
+    },
+  );
+}
 
 export function taskRoutes(app: FastifyInstance, s: Services): void {
   const large = { bodyLimit: LARGE_BODY_LIMIT };
@@ -45,7 +63,7 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
   });
 
   app.get<IdParams>('/v1/tasks/:id', async (req) =>
-    s.engine.detail(parseId(req.params.id, 'task')),
+    s.engine.freshDetail(parseId(req.params.id, 'task')),
   );
 
   app.patch<IdParams>('/v1/tasks/:id', async (req) => {
@@ -68,14 +86,20 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
       const row = s.engine.runs.get(runId);
       if (!row || row.task_id !== id)
         throw new SvcError('not_found', `step run ${runId} not found on task ${id}`);
-      const q = parseWith(TranscriptQuerySchema, req.query ?? {}, 'query');
+      const { format, ...query } = (req.query ?? {}) as Record<string, unknown>;
+      const q = parseWith(TranscriptQuerySchema, query, 'query');
       const t = readTranscript(row.transcript_path, q);
       if (!t) throw new SvcError('not_found', `step run ${runId} has no transcript`);
+      // ?format=events: an agent's raw stream lines as normalized events (decision 207).
+      const body =
+        transcriptFormat(format) === 'events' && row.agent
+          ? normalizeTranscript(t.body, s.registry.agent(row.agent))
+          : t.body;
       return reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
         .header('x-next-offset', String(t.nextOffset))
         .header('x-transcript-size', String(t.size))
-        .send(t.body);
+        .send(body);
     },
   );
 

@@ -418,16 +418,22 @@ function parseQuestions(raw: unknown): PendingInput['questions'] | undefined {
   const out: NonNullable<PendingInput['questions']> = [];
   for (const q of raw) {
     if (!isRecord(q) || typeof q.question !== 'string' || q.question === '') return undefined;
-    const options = Array.isArray(q.options)
+    const labelled = Array.isArray(q.options)
       ? q.options
-          .map((o) => (isRecord(o) ? str(o.label) : str(o)))
-          .filter((l): l is string => l !== undefined)
+          .map((o) => ({
+            label: isRecord(o) ? str(o.label) : str(o),
+            description: isRecord(o) ? (str(o.description) ?? '') : '',
+          }))
+          .filter((o): o is { label: string; description: string } => o.label !== undefined)
       : undefined;
+    const options = labelled?.map((o) => o.label);
+    const descriptions = labelled?.map((o) => o.description);
     const header = str(q.header);
     out.push({
       text: q.question,
       ...(header !== undefined && { header }),
       ...(options !== undefined && options.length > 0 && { options }),
+      ...(descriptions?.some((d) => d !== '') && { option_descriptions: descriptions }),
       multi_select: q.multiSelect === true,
     });
   }

@@ -4,7 +4,9 @@ import {
   AGENT_KEY_SCHEMAS,
   AGENT_ROWS,
   CHECK_ROWS,
+  COMMIT_ROW,
   type CommonStepKey,
+  commitSchema,
   commonShape,
   durationSchema,
   requiredTemplateSchema,
@@ -32,6 +34,7 @@ export const AgentStepSchema = z.strictObject({
   input_timeout: AGENT_KEY_SCHEMAS.input_timeout.optional(),
   check: templateSchema.optional(),
   check_timeout: durationSchema({ positive: true }).optional(),
+  commit: commitSchema.optional(),
 });
 
 export type AgentStep = z.infer<typeof AgentStepSchema>;
@@ -45,4 +48,5 @@ export const AGENT_ROWS_OWN: readonly SchemaRow[] = [
   },
   ...AGENT_ROWS,
   ...CHECK_ROWS,
+  COMMIT_ROW,
 ];

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import {
   CHECK_ROWS,
+  COMMIT_ROW,
   type CommonStepKey,
+  commitSchema,
   commonShape,
   durationSchema,
   requiredTemplateSchema,
@@ -36,6 +38,7 @@ export const CommandStepSchema = z.strictObject({
     .optional(),
   check: templateSchema.optional(),
   check_timeout: durationSchema({ positive: true }).optional(),
+  commit: commitSchema.optional(),
 });
 
 export type CommandStep = z.infer<typeof CommandStepSchema>;
@@ -60,4 +63,5 @@ export const COMMAND_ROWS: readonly SchemaRow[] = [
     description: 'Extra environment variables, literal values (not templates). Layered over SVC_*.',
   },
   ...CHECK_ROWS,
+  COMMIT_ROW,
 ];

@@ -44,7 +44,14 @@ describe('a question', () => {
     expect(waiting.pending_input).toEqual({
       kind: 'question',
       questions: [
-        { text: 'Which colour?', header: 'Colour', options: ['Red', 'Blue'], multi_select: false },
+        {
+          text: 'Which colour?',
+          header: 'Colour',
+          options: ['Red', 'Blue'],
+          // Issue 19 point 8: what each option means travels with it.
+          option_descriptions: ['warm', 'cool'],
+          multi_select: false,
+        },
       ],
     });
     expect(waiting.available_actions).toEqual(expect.arrayContaining(['answer', 'cancel']));

@@ -1,12 +1,13 @@
 // Issue 6 point 3: agent steps through svc with the REAL claude and codex binaries (the pinned
-// devDependencies) against the loopback mock model servers in test/fixtures/mock-models — nothing
-// here can reach a model API. A step that edits a file and succeeds (claude's cost lands on the
-// step run), a restricted run whose write is denied, an API error classified as a failure, a
-// usage-limit answer recognised as one, and a follow-up that resumes the session.
+// builds in test/real-clis) against the loopback mock model servers in test/fixtures/mock-models:
+// nothing here can reach a model API. A step that edits a file and succeeds (claude's cost lands
+// on the step run), a restricted run whose write is denied, an API error classified as a failure,
+// a usage-limit answer recognised as one, and a follow-up that resumes the session.
 //
-// The binaries: SVC_REAL_CLAUDE / SVC_REAL_CODEX when set (a path, or `skip`), else the installed
-// node_modules/.bin ones. The daemon's environment policy (`environment.set`) points them at the
-// mocks and at temp state directories, as a user's shell would.
+// The binaries: SVC_REAL_CLAUDE / SVC_REAL_CODEX when set (a path, or `skip`), else the test
+// harness's pinned builds (test/real-clis, decision 202). The daemon's environment policy
+// (`environment.set`) points them at the mocks and at temp state directories, as a user's shell
+// would.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,21 +16,13 @@ import { type OpenAiTurn, startOpenAiMock } from '../../fixtures/mock-models/ope
 import type { MockServer } from '../../fixtures/mock-models/sse.js';
 import { agentConfig, agentWorkflow, stepRuns } from '../../support/agents.js';
 import { buildTestApp, type TestApp } from '../../support/app.js';
+import { skipUnlessCi } from '../../support/ci.js';
+import { realCli } from '../../support/real-clis.js';
 import { act, addProject, createTask, getTask, waitState } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-
-function binary(env: string, name: string): string | null {
-  const set = process.env[env];
-  if (set === 'skip') return null;
-  if (set) return set;
-  const installed = join(ROOT, 'node_modules', '.bin', name);
-  return existsSync(installed) ? installed : null;
-}
-
-const CLAUDE = binary('SVC_REAL_CLAUDE', 'claude');
-const CODEX = binary('SVC_REAL_CODEX', 'codex');
+const CLAUDE = realCli('SVC_REAL_CLAUDE', 'claude');
+const CODEX = realCli('SVC_REAL_CODEX', 'codex');
 const SLOW = 90_000;
 
 /** An app whose task 1 will work in `worktree`, with the mock and the CLI's state dirs in its environment. */
@@ -91,7 +84,12 @@ function bodies(mock: MockServer): string {
   return mock.requests.map((r) => JSON.stringify(r.body)).join('\n');
 }
 
-describe.skipIf(!CLAUDE)(`real claude through svc (${CLAUDE ?? 'not installed'})`, () => {
+describe.skipIf(
+  skipUnlessCi(
+    !CLAUDE && process.env.SVC_REAL_CLAUDE !== 'skip' && 'claude is not installed',
+    'real claude through svc',
+  ) || !CLAUDE,
+)(`real claude through svc (${CLAUDE ?? 'not installed'})`, () => {
   async function setup(
     turns: (worktree: string) => AnthropicTurn[],
     env: Record<string, string> = {},
@@ -239,7 +237,12 @@ describe.skipIf(!CLAUDE)(`real claude through svc (${CLAUDE ?? 'not installed'})
   });
 });
 
-describe.skipIf(!CODEX)(`real codex through svc (${CODEX ?? 'not installed'})`, () => {
+describe.skipIf(
+  skipUnlessCi(
+    !CODEX && process.env.SVC_REAL_CODEX !== 'skip' && 'codex is not installed',
+    'real codex through svc',
+  ) || !CODEX,
+)(`real codex through svc (${CODEX ?? 'not installed'})`, () => {
   async function setup(turns: OpenAiTurn[]) {
     const root = tempDir();
     const mock = await startOpenAiMock(turns);

@@ -53,6 +53,8 @@ describe('GET /v1/agents', () => {
       name: 'claude',
       available: true,
       path: FAKE_BINARIES.claude,
+      configured_path: FAKE_BINARIES.claude,
+      path_problem: null,
       version: '2.1.330',
       supports_input: true,
       input_verdict: 'supported',

@@ -38,7 +38,10 @@ describe('svc agents', () => {
     );
     expect(lines[1]).toMatch(/^claude\s+2\.1\.330\s+tested\s+yes\s+supported\s+supported\s+-\s+\//);
     expect(lines[2]).toMatch(/^codex\s+0\.169\.0\s+tested\s+yes\s+unsupported\s+supported\s+-/);
-    expect(lines[3]).toMatch(/^cursor\s+missing\s+-\s+-\s+unsupported\s+supported\s+-\s+-$/);
+    // Issue 19 point 2: a configured path is shown even when nothing is there.
+    expect(lines[3]).toMatch(
+      /^cursor\s+missing\s+-\s+-\s+unsupported\s+supported\s+-\s+\/nonexistent\/cursor-agent \(does not exist\)$/,
+    );
     const json = await cli(env, 'agents', '--refresh', '--json');
     expect(JSON.parse(json.out).agents.map((a: { name: string }) => a.name)).toEqual([
       'claude',
@@ -58,9 +61,17 @@ describe('svc task answer and svc task repair', () => {
     await waitFor(async () => (await stateOf(env, id)) === 'awaiting_input', 10_000);
     const show = await cli(env, 'task', 'answer', String(id));
     expect(show.code).toBe(0);
-    expect(show.out).toBe(
-      'question: Which colour?\n  options: Red, Blue\nquestion: Which toppings?\n  options: Cheese, Olives (several allowed)',
-    );
+    // Issue 19 point 8: numbered options, each with what it means.
+    expect(show.out.split('\n')).toEqual([
+      'question: Which colour?',
+      '  options:',
+      '    1. Red — warm',
+      '    2. Blue — cool',
+      'question: Which toppings?',
+      '  options (several allowed):',
+      '    1. Cheese — c',
+      '    2. Olives — o',
+    ]);
     // a value that names no question is a usage error; a bad answer is the daemon's 400 (exit 6)
     expect((await cli(env, 'task', 'answer', String(id), '--answer', 'Blue')).code).toBe(2);
     expect(

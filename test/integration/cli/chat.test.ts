@@ -107,7 +107,9 @@ describe('svc chat', () => {
     );
     const cancel = await cli(env, ['chat', 'cancel', '1']);
     expect(cancel.code).not.toBe(0);
-    expect(cancel.err).toContain('"state":"idle"');
+    // Issue 19 point 6: the state is said in words, never as the envelope's raw JSON.
+    expect(cancel.err).toContain('chat 1 is idle');
+    expect(cancel.err).not.toMatch(/[{}]/);
     const handoff = await cli(env, ['chat', 'handoff', '1', '--paused']);
     expect(handoff.out).toBe('chat 1 handed off to task 1 (paused)');
     // close is for chats on a task: open one on a blocked task.

@@ -111,7 +111,8 @@ describe('svc task', () => {
     );
     const tree = await cli(env, 'task', 'tree', String(task.id));
     expect(tree.out).toMatch(/lanes 2\/2 settled/);
-    expect(tree.out).toMatch(/└─ \d+ left done/);
+    // Issue 19 point 14: a lane with a sibling below it is drawn ├─, the last └─.
+    expect(tree.out).toMatch(/├─ \d+ left done/);
     expect(tree.out).toMatch(/└─ \d+ right done/);
     const show = await cli(env, 'task', 'show', String(task.id));
     expect(show.out).toMatch(/2\s+again\s+loop\s+2 succeeded/);

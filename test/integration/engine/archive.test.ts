@@ -57,7 +57,15 @@ describe('archive', () => {
     );
     const refused = await act(t, task.id, 'archive', {});
     expect(refused.statusCode).toBe(409);
-    expect(refused.json().error.details).toEqual({ state: 'done', reason: 'worktree_dirty' });
+    // Issue 19 point 6: the refusal names the worktree and what is in it.
+    expect(refused.json().error.details).toEqual({
+      state: 'done',
+      reason: 'worktree_dirty',
+      path: task.worktree_path,
+      files: ['?? scratch.txt'],
+      more_files: 0,
+    });
+    expect(refused.json().error.message).toContain(`(${task.worktree_path})`);
     expect(existsSync(task.worktree_path as string)).toBe(true);
     const forced = await t.api('POST', `/v1/tasks/${task.id}/archive?force=true`);
     expect(forced.json()).toMatchObject({ state: 'archived', branch: { result: 'deleted' } });

@@ -119,9 +119,12 @@ describe('actions by key', () => {
     await b.select(task.id);
     await b.press('enter');
     await b.until('the agent asks: Which colour?');
-    expect(b.frame()).toContain('   2. Blue');
-    // What the agent printed before the pane opened is in its CLI's own format: a pointer to it.
-    await b.until(`… earlier agent output: svc task logs ${task.id}`);
+    // Issue 19 point 8: each option with what it means.
+    expect(b.frame()).toContain('  2. Blue — cool');
+    // Issue 19 point 7: what the agent printed before the pane opened is rendered from its
+    // events (under its attempt's header), not replaced by a pointer to `svc task logs`.
+    const pane = await b.until('── work attempt 1');
+    expect(pane).not.toContain('earlier agent output');
     await b.press('i');
     await b.until(`#${task.id} question 1/2: Which colour? — 1. Red  2. Blue`);
     await b.press('7', 'enter');

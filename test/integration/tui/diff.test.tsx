@@ -86,6 +86,9 @@ describe('the diff view', () => {
     await b.press('d');
     await b.until('a approve · x reject');
     await b.press('a');
+    // The gate's worktree holds work its branch does not: approving asks first (issue 19 point 9).
+    await b.until('uncommitted files its branch svc/1-work does not have. Approve anyway? [y/n]');
+    await b.press('y');
     await b.until(`#${task.id} approve: now queued`);
     await waitState(t, task.id, 'done');
   });

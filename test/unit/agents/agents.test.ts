@@ -164,6 +164,13 @@ describe('locateBinary', () => {
       path: null,
       looked: 'agents path /nonexistent/tool',
       key: '',
+      configured: '/nonexistent/tool',
+      problem: 'missing',
+    });
+    // Issue 19 point 2: a configured file that cannot run is named as such, not as absent.
+    expect(locateBinary('tool', join(a, 'tool'), { PATH: b }, 'linux')).toMatchObject({
+      path: null,
+      problem: 'not_executable',
     });
     expect(locateBinary('absent', '', { PATH: b }, 'linux').path).toBeNull();
   });

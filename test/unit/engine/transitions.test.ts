@@ -65,6 +65,25 @@ describe('transition table', () => {
     expect(availableActions({ state: 'archived', chatOpen: false })).toEqual([]);
   });
 
+  it('offers only what can succeed: no follow-up without a worktree, resume withdraws a pending pause (decision 209)', () => {
+    expect(availableActions({ state: 'aborted', chatOpen: false, hasWorktree: false })).toEqual([
+      'archive',
+    ]);
+    expect(availableActions({ state: 'aborted', chatOpen: false, hasWorktree: true })).toEqual([
+      'archive',
+      'follow_up',
+    ]);
+    expect(availableActions({ state: 'running', chatOpen: false, pauseRequested: true })).toEqual([
+      'cancel',
+      'pause',
+      'resume',
+    ]);
+    expect(availableActions({ state: 'running', chatOpen: false, pauseRequested: false })).toEqual([
+      'cancel',
+      'pause',
+    ]);
+  });
+
   it('leaves out what the task’s situation refuses now (decisions 190, 192)', () => {
     // A blocked command step: no fan-out join for merge_finished.
     expect(

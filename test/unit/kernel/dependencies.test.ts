@@ -31,9 +31,6 @@ const USED_WITHOUT_IMPORT: Record<string, string> = {
   '@types/react': 'types for the terminal board',
   '@types/better-sqlite3': 'types for the store',
   '@types/semver': 'types for kernel/ops/update.ts',
-  '@anthropic-ai/claude-code':
-    'the real claude binary in test/integration/agents/real-clis.test.ts',
-  '@openai/codex': 'the real codex binary in test/integration/agents/real-clis.test.ts',
 };
 
 function sources(dir: string): string[] {
