@@ -427,9 +427,11 @@ export const taskLogs: Command = {
       const runId = typeof data.run_id === 'number' ? data.run_id : -1;
       const offset = typeof data.offset === 'number' ? data.offset : Number.POSITIVE_INFINITY;
       if ((readUpTo.get(runId) ?? -1) >= offset) return false;
-      if (f.event === 'command.output')
-        ctx.out(data.stream === 'stderr' ? `! ${String(data.text)}` : String(data.text));
-      else if (f.event === 'agent.output' && typeof data.text === 'string') ctx.out(data.text);
+      if (f.event === 'command.output') {
+        // One frame carries every line of a chunk of output (decision 232).
+        for (const line of String(data.text).split('\n'))
+          ctx.out(data.stream === 'stderr' ? `! ${line}` : line);
+      } else if (f.event === 'agent.output' && typeof data.text === 'string') ctx.out(data.text);
       else if (f.event === 'step.started')
         ctx.out(`── ${String((data.payload as Record<string, unknown>)?.step_id ?? '')}`);
       else if (f.event === 'task.state_changed') {

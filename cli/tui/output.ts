@@ -63,11 +63,14 @@ export function liveLines(f: Frame, readUpTo: Map<number, number>): LiveLines {
   if (typeof data.offset === 'number' && (readUpTo.get(run) ?? -1) >= data.offset)
     return { lines: [], durable: false };
   switch (f.event) {
-    case 'command.output':
+    case 'command.output': {
+      // One frame carries every line of a chunk of output (decision 232).
+      const lines = splitLines(str(data.text));
       return {
-        lines: splitLines(data.stream === 'stderr' ? `! ${str(data.text)}` : str(data.text)),
+        lines: data.stream === 'stderr' ? lines.map((l) => `! ${l}`) : lines,
         durable: false,
       };
+    }
     case 'agent.output':
       return { lines: splitLines(str(data.text)), durable: false };
     case 'agent.tool_use': {

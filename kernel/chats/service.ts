@@ -778,7 +778,7 @@ export class ChatService {
         ...usage,
       });
     } finally {
-      transcript.close();
+      await transcript.close();
       rmSync(scratch, { recursive: true, force: true });
     }
   }

@@ -3,7 +3,8 @@
  * leaves a trace), the transcript, the StepContext handed to the step type's `run`, and the row's
  * final fields. The outcome goes back to the runner, which applies it to the task.
  */
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { type Clock, formatMs, formatNs } from '../clock/index.js';
@@ -330,6 +331,9 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     services: deps.services,
   };
 
+  // Open and written off the event loop (decision 232): the first lines are on disk before
+  // anything starts, so a transcript that cannot be written stops the attempt before its process.
+  await transcript.flushed();
   let outcome: StepOutcome;
   try {
     if (!spec.stepType.run) throw new Error(`step type ${step.type} cannot run on its own`);
@@ -418,9 +422,10 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     },
     ts(),
   );
-  transcript.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
-  if (outcome.kind === 'awaiting_gate') rmSync(transcriptPath, { force: true });
+  // Every line is on disk before the row and the event say the attempt ended.
+  await transcript.close();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+  if (outcome.kind === 'awaiting_gate') await rm(transcriptPath, { force: true });
   deps.store.tx(() => {
     deps.runs.update(runId, patch);
     if (outcome.kind !== 'awaiting_gate' && iteration === 0) {

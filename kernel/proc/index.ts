@@ -11,6 +11,7 @@ export {
   DEFAULT_CAPTURE_BYTES,
 } from './capture.js';
 export { type EnvironmentPolicy, resolveEnvironment } from './env.js';
+export { type OutputBatch, OutputLines } from './output-lines.js';
 export {
   KILL_GRACE_MS,
   killOrphan,
@@ -21,4 +22,4 @@ export {
   type SpawnSpec,
   startProcess,
 } from './spawn.js';
-export { TranscriptWriter } from './transcript.js';
+export { TRANSCRIPT_HIGH_WATER, TranscriptWriter } from './transcript.js';

@@ -69,7 +69,7 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
       if (!row || row.task_id !== id)
         throw new SvcError('not_found', `step run ${runId} not found on task ${id}`);
       const q = parseWith(TranscriptQuerySchema, req.query ?? {}, 'query');
-      const t = readTranscript(row.transcript_path, q);
+      const t = await readTranscript(row.transcript_path, q);
       if (!t) throw new SvcError('not_found', `step run ${runId} has no transcript`);
       return reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
