@@ -125,6 +125,7 @@ export class ChatService {
   start(): void {
     const { engine } = this.d;
     engine.openChat = (taskId) => this.openChatOn(taskId)?.id ?? null;
+    engine.openChats = (taskIds) => this.table.openOnTasks(taskIds, LIVE_CHAT_STATES);
     engine.closeChatForCancel = (taskId) => this.closeForTaskCancel(taskId);
     engine.projectDeleting = (projectId, projectPath) =>
       this.projectDeleting(projectId, projectPath);

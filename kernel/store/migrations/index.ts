@@ -13,6 +13,7 @@ import m0005 from './0005_agents.js';
 import m0006 from './0006_mcp.js';
 import m0007 from './0007_chats.js';
 import m0008 from './0008_worktree_cut.js';
+import m0015 from './0015_task_list.js';
 
 export interface Migration {
   version: number;
@@ -20,6 +21,16 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008];
+export const migrations: Migration[] = [
+  m0001,
+  m0002,
+  m0003,
+  m0004,
+  m0005,
+  m0006,
+  m0007,
+  m0008,
+  m0015,
+];
 
 export const NEWEST_MIGRATION = migrations[migrations.length - 1] as Migration;
