@@ -19,6 +19,7 @@ import {
   GitError,
   git,
   gitRaw,
+  knownUpstreamOf,
   pruneWorktrees,
   removeWorktree,
   restoreWorktree,
@@ -186,17 +187,17 @@ export async function prepareWorktree(
     const left = cutOf(task);
     if (!opts.precut && (left || existsSync(path)))
       await discardUnstarted(projectPath, path, branch, task.base_branch, left);
-    // One git process answers both branch checks and the base's upstream (issue 11).
-    const facts = await branchFacts(projectPath, [branch, task.base_branch]);
-    if (facts.get(branch)?.exists) {
+    // The branch checks and the base's upstream come from the ref and config files, git only
+    // where they cannot answer plainly: a git process forks the daemon (decision 234).
+    if ((await branchTip(projectPath, branch)) !== null) {
       return {
         ok: false,
         reason: 'branch_exists',
         detail: `branch ${branch} already exists in ${projectPath}`,
       };
     }
-    const base = facts.get(task.base_branch);
-    if (!base?.exists) {
+    const baseTip = await branchTip(projectPath, task.base_branch);
+    if (baseTip === null) {
       return {
         ok: false,
         reason: 'base_branch_missing',
@@ -212,10 +213,15 @@ export async function prepareWorktree(
     }
     const from =
       opts.fetchBase && !opts.isLane
-        ? await freshStartPoint(projectPath, task.base_branch, undefined, base.upstream)
+        ? await freshStartPoint(
+            projectPath,
+            task.base_branch,
+            undefined,
+            await knownUpstreamOf(projectPath, task.base_branch),
+          )
         : task.base_branch;
     // The commit itself, so the mark below names exactly what the branch is cut at.
-    const start = from === task.base_branch ? await branchTip(projectPath, from) : from;
+    const start = from === task.base_branch ? baseTip : from;
     if (!start) {
       return {
         ok: false,
