@@ -66,6 +66,11 @@ export interface AttemptSpec {
   override?: { prompt_override?: string; run_override?: string };
   /** Journals the pid of the spawned process on the row (crash recovery finds orphans with it). */
   onSpawn?: (pid: number, startTicks: string | null) => void;
+  /**
+   * Runs inside the transaction that records the attempt's end, so what the caller makes of it
+   * (advance, block, done) commits with it: one transaction per transition (decision 235).
+   */
+  onSettled?: (result: AttemptResult) => void;
 }
 
 export interface AttemptResult {
@@ -157,6 +162,16 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   const config = deps.config();
   const attempt = deps.runs.lastAttempt(task.id, index, step.id, iteration) + 1;
   const now = formatMs(deps.clock.now());
+  const transcriptPath = transcriptFile(
+    deps.transcriptsDir,
+    task.id,
+    index,
+    step,
+    attempt,
+    iteration,
+    spec.groupId,
+  );
+  // The row names its transcript from the start: one transaction for the attempt's opening.
   const runId = deps.store.tx(() => {
     const id = deps.runs.insert(
       newStepRun({
@@ -174,6 +189,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         prompt_override: spec.override?.prompt_override ?? null,
         run_override: spec.override?.run_override ?? null,
         counts_retry: spec.counts_retry ? 1 : 0,
+        transcript_path: transcriptPath,
         started_at: now,
       }),
     );
@@ -194,15 +210,6 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   });
 
   const maxBytes = tryParseSize(config.transcript_max_bytes) ?? 0;
-  const transcriptPath = transcriptFile(
-    deps.transcriptsDir,
-    task.id,
-    index,
-    step,
-    attempt,
-    iteration,
-    spec.groupId,
-  );
   const latch = new AbortController();
   // Past transcript_max_bytes, or when the file system refuses a write (disk full), the latch
   // stops the step's process tree: output that cannot be kept is not produced blind.
@@ -212,7 +219,6 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     () => latch.abort(),
     () => latch.abort(),
   );
-  deps.runs.update(runId, { transcript_path: transcriptPath });
   const ts = () => formatNs(deps.clock.nowNs());
   transcript.annotate(
     'step_started',
@@ -426,7 +432,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   await transcript.close();
   if (scratch) await rm(scratch, { recursive: true, force: true });
   if (outcome.kind === 'awaiting_gate') await rm(transcriptPath, { force: true });
-  deps.store.tx(() => {
+  return deps.store.tx(() => {
     deps.runs.update(runId, patch);
     if (outcome.kind !== 'awaiting_gate' && iteration === 0) {
       deps.events.append(
@@ -442,8 +448,10 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         },
       );
     }
+    const result = { outcome, row: deps.runs.get(runId) as StepRunRow };
+    spec.onSettled?.(result);
+    return result;
   });
-  return { outcome, row: deps.runs.get(runId) as StepRunRow };
 }
 
 /** Closes an open row (gate rows on approve/reject/skip, rows orphaned by cancel or a crash). */

@@ -60,9 +60,14 @@ export interface TaskRow {
   started_at: string | null;
   finished_at: string | null;
   archived_at: string | null;
+  /**
+   * `[[name or id, type], …]` of the snapshot's top-level steps, kept by SQLite triggers (migration
+   * 0015): present on every row read back, never written by svc.
+   */
+  steps_outline?: string;
 }
 
-export type TaskInsert = Omit<TaskRow, 'id'>;
+export type TaskInsert = Omit<TaskRow, 'id' | 'steps_outline'>;
 
 /** What an admission pass knows of a queued task. */
 export type QueuedTask = Pick<
