@@ -171,7 +171,19 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     iteration,
     spec.groupId,
   );
-  // The row names its transcript from the start: one transaction for the attempt's opening.
+  const maxBytes = tryParseSize(config.transcript_max_bytes) ?? 0;
+  const latch = new AbortController();
+  // Past transcript_max_bytes, or when the file system refuses a write (disk full), the latch
+  // stops the step's process tree: output that cannot be kept is not produced blind.
+  const transcript = new TranscriptWriter(
+    transcriptPath,
+    maxBytes,
+    () => latch.abort(),
+    () => latch.abort(),
+  );
+  // Created off the event loop (decision 232), and before the row that names it, so no reader
+  // finds a run whose transcript is not there yet; one transaction opens the attempt.
+  await transcript.opened();
   const runId = deps.store.tx(() => {
     const id = deps.runs.insert(
       newStepRun({
@@ -209,16 +221,6 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     return id;
   });
 
-  const maxBytes = tryParseSize(config.transcript_max_bytes) ?? 0;
-  const latch = new AbortController();
-  // Past transcript_max_bytes, or when the file system refuses a write (disk full), the latch
-  // stops the step's process tree: output that cannot be kept is not produced blind.
-  const transcript = new TranscriptWriter(
-    transcriptPath,
-    maxBytes,
-    () => latch.abort(),
-    () => latch.abort(),
-  );
   const ts = () => formatNs(deps.clock.nowNs());
   transcript.annotate(
     'step_started',

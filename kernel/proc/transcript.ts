@@ -37,6 +37,7 @@ export class TranscriptWriter {
   private waiting = 0;
   private inFlight = false;
   private idleWaiters: Array<() => void> = [];
+  private openWaiters: Array<() => void> = [];
   private drainWaiters: Array<() => void> = [];
 
   constructor(
@@ -46,8 +47,8 @@ export class TranscriptWriter {
     private readonly onFailure?: (err: NodeJS.ErrnoException) => void,
   ) {
     mkdir(dirname(path), { recursive: true, mode: 0o700 }, (mkErr) => {
-      if (mkErr) return this.opened(mkErr, null);
-      open(path, 'a', 0o600, (err, fd) => this.opened(err, err ? null : fd));
+      if (mkErr) return this.onOpen(mkErr, null);
+      open(path, 'a', 0o600, (err, fd) => this.onOpen(err, err ? null : fd));
     });
   }
 
@@ -103,6 +104,15 @@ export class TranscriptWriter {
     this.enqueue(Buffer.from(`${JSON.stringify({ ...fields, type: `svc.${kind}`, ts })}\n`));
   }
 
+  /**
+   * Resolves once the file exists and is open (or could not be: see `failure`). A step run names
+   * its transcript only after this, so a reader never finds a row whose file is not there yet.
+   */
+  opened(): Promise<void> {
+    if (!this.opening) return Promise.resolve();
+    return new Promise((r) => this.openWaiters.push(r));
+  }
+
   /** Resolves once everything accepted so far is on disk (or the writer failed: see `failure`). */
   flushed(): Promise<void> {
     if (this.idle) return Promise.resolve();
@@ -143,8 +153,9 @@ export class TranscriptWriter {
     this.onLatch?.();
   }
 
-  private opened(err: NodeJS.ErrnoException | null, fd: number | null): void {
+  private onOpen(err: NodeJS.ErrnoException | null, fd: number | null): void {
     this.opening = false;
+    for (const w of this.openWaiters.splice(0)) w();
     if (err || fd === null) {
       this.fail(err ?? new Error('open failed'));
       return;

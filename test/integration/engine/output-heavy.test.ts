@@ -140,4 +140,39 @@ describe('output-heavy command steps', () => {
     // Never much more than the high-water mark waited in memory.
     expect(most).toBeLessThan(TRANSCRIPT_HIGH_WATER + 512 * 1024);
   }, 120_000);
+
+  it('names a transcript on a step run only once the file is there, however slow the disk', async () => {
+    const t = await buildTestApp();
+    const { project } = await addProject(t, { one: commandWorkflow('one', 'echo hello') });
+    // A slow disk: opening a transcript takes 300 ms.
+    const original = fs.open;
+    fs.open = ((...args: unknown[]) => {
+      const cb = args.at(-1) as (...r: unknown[]) => void;
+      const slow = String(args[0]).startsWith(t.paths.transcriptsDir);
+      (original as (...a: unknown[]) => void)(...args.slice(0, -1), (...r: unknown[]) =>
+        slow ? setTimeout(() => cb(...r), 300) : cb(...r),
+      );
+    }) as typeof fs.open;
+    syncBuiltinESMExports();
+    onTestFinished(() => {
+      fs.open = original;
+      syncBuiltinESMExports();
+    });
+    const task = await createTask(t, { project_id: project.id, title: 'x', workflow: 'one' });
+    let seen = 0;
+    for (let i = 0; i < 400 && seen < 20; i++) {
+      const [run] = await t.json<Array<{ id: number; has_transcript: boolean }>>(
+        'GET',
+        `/v1/tasks/${task.id}/steps`,
+      );
+      if (run?.has_transcript) {
+        seen++;
+        const res = await t.api('GET', `/v1/tasks/${task.id}/steps/${run.id}/transcript`);
+        expect(res.statusCode).toBe(200);
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(seen).toBeGreaterThan(0);
+    await waitState(t, task.id, 'done');
+  });
 });
