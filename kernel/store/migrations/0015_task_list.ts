@@ -10,7 +10,9 @@
  * Indexes: the list walks root tasks newest first under a cursor, filtered by state or project;
  * each filter gets an index in `id` order holding what it filters on, so a page reads the index
  * and then only the rows it returns. `step_runs_spend` covers the cost and token sums, so a
- * page's rollups never read the step runs themselves.
+ * page's rollups never read the step runs themselves. An admission pass reads only the head of a
+ * long queue (decision 236); the queued tasks with a pause request or a clock further down are
+ * found through two small partial indexes.
  */
 const outline = (row: 'NEW') => `CASE WHEN json_valid(${row}.workflow_snapshot) THEN (
   SELECT json_group_array(json_array(
@@ -39,5 +41,9 @@ CREATE INDEX tasks_roots ON tasks (id, state) WHERE parent_task_id IS NULL;
 CREATE INDEX tasks_roots_state ON tasks (state, id) WHERE parent_task_id IS NULL;
 CREATE INDEX tasks_roots_project ON tasks (project_id, id, state) WHERE parent_task_id IS NULL;
 CREATE INDEX step_runs_spend ON step_runs (task_id, cost_usd, input_tokens, output_tokens);
+
+CREATE INDEX tasks_queued_pauses ON tasks (id) WHERE state = 'queued' AND pause_requested = 1;
+CREATE INDEX tasks_queued_clocks ON tasks (admit_not_before)
+  WHERE state = 'queued' AND admit_not_before IS NOT NULL;
 `,
 };
