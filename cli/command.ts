@@ -14,6 +14,34 @@ export interface OptionSpec {
   description: string;
 }
 
+/** Standard output as bytes, and whether it is a terminal (colour and paging depend on it). */
+export interface Terminal {
+  isTTY: boolean;
+  write(bytes: Uint8Array): Promise<void>;
+}
+
+/** The process's own standard output. */
+export const processStdout: Terminal = {
+  get isTTY() {
+    return process.stdout.isTTY === true;
+  },
+  write: (bytes) =>
+    new Promise((resolve, reject) =>
+      process.stdout.write(bytes, (err) => (err ? reject(err) : resolve())),
+    ),
+};
+
+/** A stand-in for standard output that hands text to `out` (tests, embedders): never a terminal. */
+export function textTerminal(out: (text: string) => void): Terminal {
+  return {
+    isTTY: false,
+    write: async (bytes) => {
+      const text = Buffer.from(bytes).toString('utf8');
+      if (text !== '') out(text.endsWith('\n') ? text.slice(0, -1) : text);
+    },
+  };
+}
+
 export interface CommandContext {
   paths: Paths;
   args: string[];
@@ -24,6 +52,8 @@ export interface CommandContext {
   client(): Client;
   /** Lines the user types (`svc chat attach`): the terminal's stdin unless a caller supplies them. */
   lines(): AsyncIterable<string>;
+  /** Standard output as bytes (`svc task diff` passes a diff through unchanged). */
+  stdout: Terminal;
 }
 
 export interface Command {
@@ -75,9 +105,11 @@ export function makeContext(
   out: (t: string) => void,
   err: (t: string) => void,
   lines?: () => AsyncIterable<string>,
+  stdout: Terminal = processStdout,
 ): CommandContext {
   let client: Client | null = null;
   return {
+    stdout,
     paths,
     env,
     args: parsed.positionals,

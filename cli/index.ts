@@ -5,7 +5,14 @@
 import { resolvePaths } from '../kernel/daemon/index.js';
 import { VERSION } from '../kernel/version.js';
 import { ApiError, DaemonUnreachableError } from './client.js';
-import { type Command, makeContext, parseCommandArgs } from './command.js';
+import {
+  type Command,
+  makeContext,
+  parseCommandArgs,
+  processStdout,
+  type Terminal,
+  textTerminal,
+} from './command.js';
 import { agentCommands } from './commands/agents.js';
 import { chatCommands } from './commands/chat.js';
 import { configCommands } from './commands/config.js';
@@ -14,9 +21,11 @@ import { doctorCommands } from './commands/doctor.js';
 import { maintenanceCommands } from './commands/maintenance.js';
 import { projectCommands } from './commands/projects.js';
 import { taskAgentCommands } from './commands/task-agent.js';
+import { taskReviewCommands } from './commands/task-review.js';
 import { taskCommands } from './commands/tasks.js';
 import { triggerCommands } from './commands/triggers.js';
 import { tuiCommands } from './commands/tui.js';
+import { uiCommands } from './commands/ui.js';
 import { workflowCommands } from './commands/workflow.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { UsageError } from './format.js';
@@ -31,9 +40,11 @@ export const commands: Command[] = [
   ...projectCommands,
   ...taskCommands,
   ...taskAgentCommands,
+  ...taskReviewCommands,
   ...chatCommands,
   ...agentCommands,
   ...tuiCommands,
+  ...uiCommands,
 ];
 
 function usage(): string {
@@ -79,6 +90,8 @@ export interface Io {
   err: (text: string) => void;
   /** What the user types, line by line (tests); the terminal's stdin otherwise. */
   lines?: () => AsyncIterable<string>;
+  /** Standard output as bytes; without it, `out` gets the text (never a terminal). */
+  stdout?: Terminal;
 }
 
 export async function main(
@@ -112,7 +125,8 @@ export async function main(
     out(commandHelp(found.cmd));
     return EXIT.ok;
   }
-  const ctx = makeContext(resolvePaths(env), env, parsed, out, err, io?.lines);
+  const stdout = io?.stdout ?? (io?.out ? textTerminal(out) : processStdout);
+  const ctx = makeContext(resolvePaths(env), env, parsed, out, err, io?.lines, stdout);
   try {
     return await found.cmd.run(ctx);
   } catch (e) {

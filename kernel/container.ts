@@ -23,6 +23,8 @@ import type { Engine } from './engine/index.js';
 import { EventLog } from './events/index.js';
 import { ForgeReconciler, ForgeService } from './forge/index.js';
 import { StreamSet } from './http/sse.js';
+import { UiAssets } from './http/ui-assets.js';
+import { UiAuth } from './http/ui-auth.js';
 import { McpService } from './mcp/index.js';
 import {
   type AgentFactsSource,
@@ -83,6 +85,10 @@ export interface Services {
   heartbeatMs: number;
   /** Where the release check reads releases (SVC_RELEASES_URL or the built-in feed). */
   releasesUrl: string;
+  /** The web board's sign-in codes and session credentials (decision 240). */
+  uiAuth: UiAuth;
+  /** The web board's built page, served under `/ui/`. */
+  uiAssets: UiAssets;
   /** Projects as the workflow registry sees them; the projects store registers itself here. */
   projectLookup: ProjectLookup;
   /** Agent, model and effort value sets for workflow validation and the schema route. */
@@ -105,6 +111,8 @@ export interface ContainerSeed {
   daemon: DaemonState;
   heartbeatMs: number;
   releasesUrl?: string;
+  /** Folders searched for the built web board (tests); default `dist/ui/`. */
+  uiRoots?: readonly string[];
   projectLookup?: ProjectLookup;
   hostPlatform?: HostPlatform;
 }
@@ -121,6 +129,10 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
     daemon: asValue(seed.daemon),
     heartbeatMs: asValue(seed.heartbeatMs),
     releasesUrl: asValue(seed.releasesUrl ?? releasesFeedUrl()),
+    uiAuth: asFunction(
+      ({ daemon, clock }: Services) => new UiAuth(daemon.token, clock),
+    ).singleton(),
+    uiAssets: asValue(new UiAssets(seed.uiRoots)),
     events: asFunction(({ store, clock }: Services) => new EventLog(store, clock)).singleton(),
     streams: asFunction(() => new StreamSet()).singleton(),
     projects: asFunction(

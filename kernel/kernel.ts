@@ -51,6 +51,8 @@ export interface KernelOptions {
   startOps?: boolean;
   /** The host as workflow `platforms` see it (tests of `unsupported`). */
   hostPlatform?: HostPlatform;
+  /** Folders searched for the built web board (tests); default `dist/ui/`. */
+  uiRoots?: readonly string[];
   /**
    * Binds the listener once the app is ready and before the engine starts (`svc daemon run`), so
    * work resumed at start finds it: an agent step's MCP endpoint names the port (decision 122).
@@ -106,6 +108,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     heartbeatMs: opts.heartbeatMs ?? 15_000,
     releasesUrl: opts.releasesUrl,
     hostPlatform: opts.hostPlatform,
+    uiRoots: opts.uiRoots,
   });
   const services = container.cradle;
   // The global workflow scope exists from the first start, so users find where files go.
@@ -151,6 +154,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     token,
     logger,
     scopedAuth: [services.mcp.stepAuth],
+    sessionAuth: services.uiAuth,
     routes: (a) => {
       for (const mod of [...routeModules, mcpRoutes, ...(opts.extraRoutes ?? [])]) mod(a, services);
     },

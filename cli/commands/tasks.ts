@@ -3,13 +3,7 @@
  * output over the task's event stream) and every human action, each with `--json` and exit codes
  * a script can branch on (docs/cli.md).
  */
-import {
-  type Command,
-  type CommandContext,
-  JSON_OPTION,
-  type OptionSpec,
-  stringOptions,
-} from '../command.js';
+import { type Command, type CommandContext, JSON_OPTION, type OptionSpec } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
 import { type Frame, followStream } from '../sse.js';
@@ -571,26 +565,5 @@ export const taskCommands: Command[] = [
     { force: { type: 'boolean', description: 'even with uncommitted changes' } },
     (ctx) => (ctx.options.force ? { force: true } : {}),
   ),
-  action(
-    'follow-up',
-    'Run one more round on a done or aborted task: a prompt, a command or a workflow',
-    'follow_up',
-    {
-      prompt: { type: 'string', description: 'an agent prompt' },
-      run: { type: 'string', description: 'a shell command' },
-      workflow: { type: 'string', description: 'a workflow name' },
-      agent: { type: 'string', description: 'agent for a prompt' },
-      model: { type: 'string', description: 'model for a prompt' },
-      effort: { type: 'string', description: 'effort for a prompt' },
-    },
-    (ctx) => {
-      const o = ctx.options;
-      const given = (['prompt', 'run', 'workflow'] as const).filter(
-        (k) => typeof o[k] === 'string',
-      );
-      if (given.length !== 1)
-        throw new UsageError('give exactly one of --prompt, --run or --workflow');
-      return stringOptions(o, ['prompt', 'run', 'workflow', 'agent', 'model', 'effort']);
-    },
-  ),
+  // `task follow-up` lives with the review commands (task-review.ts): it also sends a review.
 ];

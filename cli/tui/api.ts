@@ -6,6 +6,7 @@
  */
 import { ApiError, type Client } from '../client.js';
 import type { Call } from './actions.js';
+import type { DiffStatView, ReviewNote } from './diff.js';
 import type {
   AgentRecord,
   Project,
@@ -116,5 +117,29 @@ export class TuiApi {
 
   act(call: Call): Promise<Record<string, unknown>> {
     return this.client.post<Record<string, unknown>>(call.path, call.body);
+  }
+
+  /** The files a task changed, with their +/- counts (issue 16). */
+  diffStat(taskId: number): Promise<DiffStatView> {
+    return this.client.get<DiffStatView>(`/v1/tasks/${taskId}/diff`, { stat: 'true' });
+  }
+
+  /** One file's diff text. */
+  async diffFile(taskId: number, path: string): Promise<string> {
+    const res = await this.client.raw('GET', `/v1/tasks/${taskId}/diff`, { query: { path } });
+    const text = await res.text();
+    if (!res.ok) {
+      const e = (JSON.parse(text || '{}') as { error?: { code?: string; message?: string } }).error;
+      throw new ApiError(res.status, e?.code ?? 'unknown', e?.message ?? `HTTP ${res.status}`);
+    }
+    return text;
+  }
+
+  /** Sends line comments back to the task's agent (`POST /v1/tasks/{id}/review`). */
+  review(
+    taskId: number,
+    body: { comments: ReviewNote[] },
+  ): Promise<{ state?: string; review: { action: string } }> {
+    return this.client.post(`/v1/tasks/${taskId}/review`, body);
   }
 }

@@ -4,9 +4,11 @@
  * already refused invalid rebinds; a client facing an older daemon still ignores any it cannot use.
  */
 import {
-  effectiveKeys,
+  type KeyScope,
   keyClashes,
   keyProblem,
+  operationsIn,
+  resolvedKeys,
   TUI_OPERATIONS,
   type TuiOperation,
 } from '../../shared/tui-keys.js';
@@ -56,9 +58,9 @@ export function tokenOf({ input, key }: Keystroke): string | null {
 }
 
 export interface Keymap {
-  /** Operation for a token. */
-  opFor(token: string): TuiOperation | undefined;
-  /** The key bound to an operation, as typed in config. */
+  /** Operation for a token, on the board (default) or in the diff view (decision 174). */
+  opFor(token: string, scope?: KeyScope): TuiOperation | undefined;
+  /** The key bound to an operation, as typed in config ('' when a diff-view operation has none). */
   keyOf(op: TuiOperation): string;
   /** The key as a hint shows it (`enter` → `⏎`, `ctrl+r` → `^R`). */
   label(op: TuiOperation): string;
@@ -71,13 +73,23 @@ export function buildKeymap(overrides: Record<string, string>): Keymap {
       usable[op as TuiOperation] = key;
   // An older daemon may relay a clashing map; drop the rebinds that clash rather than guess.
   for (const c of keyClashes(usable)) for (const op of c.operations) delete usable[op];
-  const bound = effectiveKeys(usable);
-  const byKey = new Map<string, TuiOperation>();
-  for (const op of TUI_OPERATIONS) byKey.set(bound[op], op);
+  const bound = resolvedKeys(usable);
+  const scopes = new Map<KeyScope, Map<string, TuiOperation>>();
+  for (const scope of ['board', 'diff'] as const) {
+    const byKey = new Map<string, TuiOperation>();
+    for (const op of operationsIn(scope)) {
+      const key = bound[op];
+      if (key !== null) byKey.set(key, op);
+    }
+    scopes.set(scope, byKey);
+  }
   return {
-    opFor: (token) => byKey.get(token),
-    keyOf: (op) => bound[op],
-    label: (op) => keyLabel(bound[op]),
+    opFor: (token, scope = 'board') => scopes.get(scope)?.get(token),
+    keyOf: (op) => bound[op] ?? '',
+    label: (op) => {
+      const key = bound[op];
+      return key === null ? 'unbound' : keyLabel(key);
+    },
   };
 }
 

@@ -16,6 +16,18 @@ import {
 } from './actions.js';
 import type { AgentsView } from './api.js';
 import {
+  type DiffEffect,
+  type DiffState,
+  type DiffStatView,
+  type DiffStep,
+  diffKey,
+  diffPaneHeight,
+  openDiff,
+  withError,
+  withFile,
+  withStat,
+} from './diff.js';
+import {
   type FormState,
   formKey,
   initialForm,
@@ -32,7 +44,7 @@ import type { FieldDecl, Project, TaskDetail, TaskRow, TuiSettings, WorkflowRow 
 import { appendOutput } from './output.js';
 import type { StreamStatus } from './stream.js';
 
-export type View = 'board' | 'detail' | 'form' | 'help';
+export type View = 'board' | 'detail' | 'form' | 'help' | 'diff';
 
 export interface Flash {
   text: string;
@@ -51,7 +63,8 @@ export type Effect =
   | { kind: 'form_workflows'; projectId: number }
   | { kind: 'form_definition'; projectId: number; workflow: string }
   | { kind: 'form_preview'; body: Record<string, unknown> }
-  | { kind: 'form_submit'; body: Record<string, unknown> };
+  | { kind: 'form_submit'; body: Record<string, unknown> }
+  | DiffEffect;
 
 export interface TuiState {
   settings: TuiSettings;
@@ -74,6 +87,10 @@ export interface TuiState {
   nextEffect: number;
   /** Rows a page key moves by (the board's visible height). */
   page: number;
+  /** The diff view (cli/tui/diff.ts), while it is open. */
+  diff: DiffState | null;
+  /** The stat of the task open in the detail pane while it waits at a gate. */
+  gateStat: { taskId: number; stat: DiffStatView } | null;
 }
 
 const DEFAULT_SETTINGS: TuiSettings = {
@@ -100,6 +117,8 @@ export const initialState = (settings: TuiSettings = DEFAULT_SETTINGS): TuiState
   effects: [],
   nextEffect: 1,
   page: 10,
+  diff: null,
+  gateStat: null,
 });
 
 export type Msg =
@@ -121,7 +140,12 @@ export type Msg =
   | { type: 'form_error'; message: string; field?: string }
   | { type: 'flash'; flash: Flash | null }
   | { type: 'page'; rows: number }
-  | { type: 'done'; ids: number[] };
+  | { type: 'done'; ids: number[] }
+  | { type: 'diff_stat'; taskId: number; stat: DiffStatView }
+  | { type: 'diff_file'; taskId: number; path: string; text: string }
+  | { type: 'diff_error'; taskId: number; message: string; path?: string }
+  | { type: 'review_sent'; taskId: number; text: string }
+  | { type: 'gate_stat'; taskId: number; stat: DiffStatView | null };
 
 const keymaps = new WeakMap<object, Keymap>();
 
@@ -332,6 +356,12 @@ function boardKey(s: TuiState, k: Keystroke): TuiState {
       return emit(flash(s, 'refreshing…'), { kind: 'refresh' });
     case 'new_task':
       return emit(s, { kind: 'new_task' });
+    case 'diff': {
+      const task = selectedTask(s);
+      if (!task) return flash(s, 'no task selected', 'error');
+      const from = s.view === 'detail' ? 'detail' : 'board';
+      return applyDiffStep({ ...s, view: 'diff', flash: null }, openDiff(task.id, from));
+    }
     default: {
       if (!isTaskOp(op)) return s;
       const task = selectedTask(s);
@@ -382,7 +412,9 @@ export function splitChunk(k: Keystroke, editing: boolean): Keystroke[] {
 }
 
 const editingText = (s: TuiState) =>
-  (s.prompt !== null && s.prompt.kind !== 'confirm') || (s.view === 'form' && s.form !== null);
+  (s.prompt !== null && s.prompt.kind !== 'confirm') ||
+  (s.view === 'form' && s.form !== null) ||
+  (s.view === 'diff' && s.diff?.editing != null);
 
 function onKey(s: TuiState, k: Keystroke): TuiState {
   const keys = splitChunk(k, editingText(s));
@@ -391,6 +423,8 @@ function onKey(s: TuiState, k: Keystroke): TuiState {
   if (!s.ready) return s;
   if (s.prompt) return promptKey(s, s.prompt, k);
   if (s.view === 'form' && s.form) return formKeyState(s, s.form, k);
+  if (s.view === 'diff' && s.diff)
+    return applyDiffStep(s, diffKey(s.diff, k, keymapOf(s.settings), diffPaneHeight(s.page)));
   return boardKey(s, k);
 }
 
@@ -432,5 +466,61 @@ export function reduce(s: TuiState, m: Msg): TuiState {
       return { ...s, page: Math.max(1, m.rows) };
     case 'done':
       return { ...s, effects: s.effects.filter((e) => !m.ids.includes(e.id)) };
+    case 'diff_stat':
+    case 'diff_file':
+    case 'diff_error':
+    case 'review_sent':
+    case 'gate_stat':
+      return diffMsg(s, m);
+  }
+}
+
+/** Applies what a key or an answer did in the diff view to the board's state. */
+function applyDiffStep(s: TuiState, step: DiffStep): TuiState {
+  const from = s.diff?.from ?? 'board';
+  let next: TuiState = step.diff
+    ? { ...s, diff: step.diff }
+    : { ...s, diff: null, view: from, under: from };
+  if (step.flash) next = { ...next, flash: step.flash };
+  if (step.effects.length > 0) next = emit(next, ...step.effects);
+  if (step.quit) return emit(next, { kind: 'quit' });
+  if (step.help) return { ...next, view: 'help', under: 'diff' };
+  if (step.action && s.diff) {
+    // The gate's own actions, planned as on the board; a call leaves the view for the task.
+    const id = s.diff.taskId;
+    const detail = s.detail?.id === id ? s.detail : null;
+    const task = s.tasks.find((t) => t.id === id) ?? detail;
+    if (!task) return flash(next, `#${id} is no longer listed`, 'error');
+    const plan = planAction(step.action, task, detail);
+    const left: TuiState = { ...next, diff: null, view: from, under: from };
+    return applyPlan(plan.kind === 'call' ? left : next, step.action, task, plan);
+  }
+  return next;
+}
+
+function diffMsg(
+  s: TuiState,
+  m: Extract<Msg, { type: 'diff_stat' | 'diff_file' | 'diff_error' | 'review_sent' | 'gate_stat' }>,
+): TuiState {
+  if (m.type === 'gate_stat')
+    return { ...s, gateStat: m.stat ? { taskId: m.taskId, stat: m.stat } : null };
+  // A late answer for a diff the user already left is dropped.
+  const d = s.diff;
+  if (!d || d.taskId !== m.taskId) return s;
+  switch (m.type) {
+    case 'diff_stat':
+      return applyDiffStep(s, withStat(d, m.stat));
+    case 'diff_file':
+      return { ...s, diff: withFile(d, m.path, m.text) };
+    case 'diff_error':
+      return { ...s, diff: withError(d, m.message, m.path) };
+    case 'review_sent':
+      return {
+        ...s,
+        diff: null,
+        view: d.from,
+        under: d.from,
+        flash: { text: m.text, tone: 'info' },
+      };
   }
 }

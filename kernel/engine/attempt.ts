@@ -11,6 +11,7 @@ import { type Clock, formatMs, formatNs } from '../clock/index.js';
 import { type Config, parseDuration, tryParseSize } from '../config/index.js';
 import { effectiveContainer, hostAlias } from '../container/index.js';
 import type { EventLog } from '../events/index.js';
+import { worktreeHead } from '../git/index.js';
 import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
 import { resolveEnvironment, TranscriptWriter } from '../proc/index.js';
 import type { Project } from '../projects/index.js';
@@ -220,6 +221,10 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     }
     return id;
   });
+  // What the attempt changed is diffed between the HEADs around it (decision 171).
+  const head = async () =>
+    task.worktree_path ? await worktreeHead(task.worktree_path, project.path) : null;
+  deps.runs.update(runId, { head_before: await head() });
 
   const ts = () => formatNs(deps.clock.nowNs());
   transcript.annotate(
@@ -420,6 +425,9 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
       Object.assign(patch, { result_summary: outcome.instructions, transcript_path: null });
       break;
   }
+  // A gate runs nothing in the worktree: it records no HEADs, so it has no diff of its own.
+  if (outcome.kind === 'awaiting_gate') patch.head_before = null;
+  else patch.head_after = await head();
   transcript.annotate(
     'step_finished',
     {

@@ -195,6 +195,8 @@ export function stepRunView(r: StepRunRow, stepTotal: number): Record<string, un
     prompt_override: r.prompt_override,
     run_override: r.run_override,
     follow_up: r.step_index >= stepTotal && r.step_id !== '__repair',
+    head_before: r.head_before,
+    head_after: r.head_after,
     started_at: r.started_at,
     finished_at: r.finished_at,
   };

@@ -2,6 +2,19 @@
  * git: repositories, worktrees and branches, driven through the git CLI with argv only.
  * Uses: nothing but git. Used by: projects, engine, chats, ops. Decision 012 (base refresh).
  */
+
+export {
+  DIFF_LIMIT,
+  type DiffFile,
+  type DiffRange,
+  type DiffStatus,
+  diffFiles,
+  diffText,
+  mergeBase,
+  resolveCommit,
+  withUntrackedIndex,
+} from './diff.js';
+export { worktreeHead } from './head.js';
 export {
   type BranchFacts,
   branchExists,
@@ -16,6 +29,7 @@ export {
   type RepoCheck,
 } from './repo.js';
 export { GitError, type GitResult, git, gitRaw } from './run.js';
+export { GitAbortedError } from './stream.js';
 export {
   addWorktree,
   addWorktreeForBranch,

@@ -18,7 +18,8 @@ export class GitError extends Error {
   }
 }
 
-const GIT_ENV: NodeJS.ProcessEnv = {
+/** The environment every git call runs with (no prompts, no pager, no optional locks, C locale). */
+export const GIT_ENV: NodeJS.ProcessEnv = {
   GIT_TERMINAL_PROMPT: '0',
   GIT_PAGER: 'cat',
   GIT_OPTIONAL_LOCKS: '0',

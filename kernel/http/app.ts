@@ -20,7 +20,8 @@ import fastify, {
 import type { Logger } from 'pino';
 import { type ErrorCode, envelopeOf, errorCodes, isSvcError, SvcError } from '../errors.js';
 import { describeLimit, installBodyParser, ORDINARY_BODY_LIMIT } from './body.js';
-import { checkRequest, type ScopedAuth } from './guard.js';
+import { checkRequest, type ScopedAuth, type SessionAuth } from './guard.js';
+import { installSecurityHeaders } from './security-headers.js';
 
 export interface AppOptions {
   token: string;
@@ -29,6 +30,8 @@ export interface AppOptions {
   routes: (app: FastifyInstance) => void;
   /** Paths guarded by their own credential instead of the daemon token (decision 122). */
   scopedAuth?: readonly ScopedAuth[];
+  /** The web board's session credential and public paths (decision 240). */
+  sessionAuth?: SessionAuth;
 }
 
 const registered = new WeakMap<FastifyInstance, Array<{ method: string; url: string }>>();
@@ -169,8 +172,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   installBodyParser(app);
 
   app.addHook('onRequest', async (req) => {
-    checkRequest(req, opts.token, opts.scopedAuth);
+    checkRequest(req, opts.token, opts.scopedAuth, opts.sessionAuth);
   });
+  installSecurityHeaders(app);
   // Requests are logged by method, route pattern and status only: URLs and headers can carry secrets.
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(

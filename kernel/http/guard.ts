@@ -49,10 +49,21 @@ export interface ScopedAuth {
   check(req: FastifyRequest): void;
 }
 
+/**
+ * The web board's session credential (decision 240): a second bearer credential beside the token,
+ * and the few paths the page needs before it has one (its assets, the code exchange).
+ */
+export interface SessionAuth {
+  isPublic(method: string, path: string): boolean;
+  /** True when `authorization` carries a live session credential that opens `path`. */
+  opens(path: string, authorization: string | undefined): boolean;
+}
+
 export function checkRequest(
   req: FastifyRequest,
   token: string,
   scoped: readonly ScopedAuth[] = [],
+  session?: SessionAuth,
 ): void {
   const path = req.url.split('?')[0] ?? '';
   const scheme = scoped.find((a) => a.matches(path));
@@ -66,8 +77,8 @@ export function checkRequest(
     scheme.check(req);
     return;
   }
-  if (isPublicRoute(req)) return;
-  if (!tokenMatches(token, req.headers.authorization)) {
-    throw new SvcError('unauthorized', 'missing or invalid bearer token');
-  }
+  if (isPublicRoute(req) || session?.isPublic(req.method, path)) return;
+  if (tokenMatches(token, req.headers.authorization)) return;
+  if (session?.opens(path, req.headers.authorization)) return;
+  throw new SvcError('unauthorized', 'missing or invalid bearer token');
 }

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { envelopeOf, isSvcError, SvcError } from '../errors.js';
 import { isRecord } from '../plugin/index.js';
 import { mcpSdk } from './sdk.js';
-import type { McpTool, ToolContext } from './tool.js';
+import { type McpTool, type ToolContext, ToolText } from './tool.js';
 
 export const SERVER_NAME = 'svc';
 
@@ -21,6 +21,13 @@ const INSTRUCTIONS =
   'Tools mirror the svc HTTP API one to one and answer its JSON bodies; a refusal is the API error envelope {error:{code,message,details}}.';
 
 export function toolResult(body: unknown): CallToolResult {
+  if (body instanceof ToolText)
+    return {
+      content: [
+        { type: 'text', text: body.text },
+        { type: 'text', text: JSON.stringify(body.facts) },
+      ],
+    };
   return {
     content: [{ type: 'text', text: JSON.stringify(body ?? null) }],
     ...(isRecord(body) ? { structuredContent: body } : {}),
@@ -59,11 +66,12 @@ export function buildServer(d: ServerDeps): Server {
       annotations: { readOnlyHint: t.readOnly, openWorldHint: false },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
     const tool = byName.get(req.params.name);
     if (!tool) return toolError(new SvcError('not_found', `no tool named ${req.params.name}`));
     try {
-      return toolResult(await tool.call(d.context, req.params.arguments ?? {}));
+      const context = { ...d.context, signal: extra.signal };
+      return toolResult(await tool.call(context, req.params.arguments ?? {}));
     } catch (err) {
       if (isSvcError(err)) return toolError(err);
       d.logger.error({ err, tool: tool.name }, 'mcp tool failed');

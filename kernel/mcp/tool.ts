@@ -22,6 +22,19 @@ export type ToolCaller =
 export interface ToolContext {
   s: Services;
   caller: ToolCaller;
+  /** Aborts when the client cancels the call or goes away (a diff's git then stops). */
+  signal?: AbortSignal;
+}
+
+/**
+ * A tool answer that is text rather than a JSON body (`tasks_diff`'s diff): the text is the first
+ * content item as is, and `facts` (what the route says in headers) a second one, as JSON.
+ */
+export class ToolText {
+  constructor(
+    readonly text: string,
+    readonly facts: Record<string, unknown>,
+  ) {}
 }
 
 /**

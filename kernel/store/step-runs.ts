@@ -43,6 +43,9 @@ export interface StepRunRow {
   run_override: string | null;
   counts_retry: number;
   session_id: string | null;
+  /** The worktree's HEAD when the attempt started and when it finished (decision 171). */
+  head_before: string | null;
+  head_after: string | null;
   started_at: string;
   finished_at: string | null;
 }
@@ -88,6 +91,8 @@ export function newStepRun(
     run_override: null,
     counts_retry: 0,
     session_id: null,
+    head_before: null,
+    head_after: null,
     finished_at: null,
     ...r,
   };

@@ -11,11 +11,13 @@ import { ApiError } from '../../client.js';
 import type { Frame } from '../../sse.js';
 import type { Call } from '../actions.js';
 import { isMissingRoute, type TuiApi } from '../api.js';
+import { loadGateStat, performDiff } from '../diff-effects.js';
 import { liveLines, transcriptLines } from '../output.js';
 import { type Effect, initialState, keymapOf, reduce } from '../state.js';
 import { subscribe } from '../stream.js';
 import { Board } from './Board.js';
 import { Detail } from './Detail.js';
+import { DiffView } from './DiffView.js';
 import { Footer } from './Footer.js';
 import { Form } from './Form.js';
 import { Header } from './Header.js';
@@ -166,6 +168,7 @@ export function App({
     const loadDetail = async () => {
       const d = await api.task(openId);
       if (!stopped) dispatch({ type: 'detail', detail: d });
+      if (!stopped) void loadGateStat(api, d, dispatch);
       return d;
     };
     reloadDetail.current = () => soon('detail', () => loadDetail().catch(fail));
@@ -346,6 +349,14 @@ export function App({
         case 'form_submit':
           await submitForm(e.body);
           return;
+        case 'diff_stat':
+        case 'diff_file':
+        case 'review_send':
+          await performDiff(api, e, dispatch, () => {
+            void loadTasks();
+            reloadDetail.current();
+          });
+          return;
       }
     },
     [api, exit, fail, loadAgents, loadSettings, loadTasks, runCall, soon, submitForm, previewMs],
@@ -367,6 +378,8 @@ export function App({
       <Header state={state} now={now} />
       {state.view === 'help' ? (
         <Help keymap={keymap} />
+      ) : state.view === 'diff' && state.diff ? (
+        <DiffView state={state} width={width} />
       ) : state.view === 'form' && state.form ? (
         <Form form={state.form} height={height - 4} />
       ) : state.under === 'detail' ? (

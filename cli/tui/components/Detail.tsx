@@ -19,6 +19,7 @@ import {
 import { laneCounts } from '../grouping.js';
 import type { TaskDetail } from '../model.js';
 import { selectedTask, type TuiState } from '../state.js';
+import { GateStat, gateStatLines } from './GateStat.js';
 import { TONE_COLOR } from './theme.js';
 
 function pendingLines(d: TaskDetail): string[] {
@@ -71,7 +72,8 @@ export function Detail({
       )
     : [];
   const asks = pendingLines(d);
-  const used = 3 + head.length + why.length + asks.length + steps.length + 2;
+  const stat = gateStatLines(state, t.id, width);
+  const used = 3 + head.length + why.length + asks.length + stat.length + steps.length + 2;
   const room = Math.max(3, height - used);
   const output = state.output.slice(-room);
   return (
@@ -112,6 +114,7 @@ export function Detail({
           {line}
         </Text>
       ))}
+      <GateStat lines={stat} />
       <Text bold>Steps</Text>
       {steps.map((line, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: timeline rows are positional

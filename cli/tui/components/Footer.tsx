@@ -11,6 +11,7 @@ import type { Keymap } from '../keys.js';
 import { cursorParts, type Line } from '../line-edit.js';
 import type { TaskRow } from '../model.js';
 import { selectedTask, type TuiState } from '../state.js';
+import { DiffFooter } from './DiffView.js';
 
 export function LineInput({ line }: { line: Line }) {
   const p = cursorParts(line);
@@ -55,12 +56,16 @@ export function hints(state: TuiState, keymap: Keymap): string {
   const t = selectedTask(state);
   const ops: TuiOperation[] = [...applicableOps(t)];
   if (state.view === 'board' && t) ops.push('open');
+  // A task's changes can be read once it has had a worktree.
+  if (t?.started_at) ops.push('diff');
   if (state.view === 'detail') ops.push('back');
   ops.push('new_task', 'help', 'quit');
   return ops.map((op) => `${keymap.label(op)} ${op.replace('_', '-')}`).join(' · ');
 }
 
 export function Footer({ state, keymap }: { state: TuiState; keymap: Keymap }) {
+  if (state.view === 'diff' && state.diff && !state.prompt)
+    return <DiffFooter state={state} keymap={keymap} />;
   const p = state.prompt;
   if (p?.kind === 'confirm')
     return (

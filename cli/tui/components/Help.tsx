@@ -18,10 +18,15 @@ const OPERATION_HELP: Record<TuiOperation, string> = {
   chat: 'open a chat on a stopped task',
   new_task: 'create a task',
   open: 'open the selected task',
+  diff: 'the selected task’s changes: files, hunks, comments for the agent',
   back: 'back to the board',
   refresh: 'read everything again',
   help: 'this help',
   quit: 'quit (ctrl+c always quits)',
+  next_file: 'diff view: the next file',
+  prev_file: 'diff view: the previous file',
+  comment: 'diff view: comment on the marked line (empty text removes it)',
+  send_review: 'diff view: send the comments to the agent (asks first)',
 };
 
 export function Help({ keymap }: { keymap: Keymap }) {

@@ -10,8 +10,10 @@ import { doctorRoutes } from './doctor.js';
 import { eventsRoutes } from './events.js';
 import { maintenanceRoutes } from './maintenance.js';
 import { projectRoutes } from './projects.js';
+import { reviewRoutes } from './review.js';
 import { taskRoutes } from './tasks.js';
 import { triggerRoutes } from './triggers.js';
+import { uiRoutes } from './ui.js';
 import { updateRoutes } from './update.js';
 import { workflowsRoutes } from './workflows.js';
 
@@ -23,6 +25,7 @@ export const routeModules: RouteModule[] = [
   eventsRoutes,
   projectRoutes,
   taskRoutes,
+  reviewRoutes,
   chatRoutes,
   triggerRoutes,
   doctorRoutes,
@@ -31,4 +34,5 @@ export const routeModules: RouteModule[] = [
   updateRoutes,
   workflowsRoutes,
   agentsRoutes,
+  uiRoutes,
 ];

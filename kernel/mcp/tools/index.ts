@@ -7,6 +7,7 @@ import type { McpTool } from '../tool.js';
 import { agentTools } from './agents.js';
 import { daemonTools } from './daemon.js';
 import { projectTools } from './projects.js';
+import { reviewTools } from './review.js';
 import { taskTools } from './tasks.js';
 import { triggerTools } from './triggers.js';
 import { workflowTools } from './workflows.js';
@@ -14,6 +15,7 @@ import { workflowTools } from './workflows.js';
 export const builtinTools: readonly McpTool[] = [
   ...projectTools,
   ...taskTools,
+  ...reviewTools,
   ...workflowTools,
   ...agentTools,
   ...triggerTools,
@@ -52,6 +54,11 @@ export const NOT_TOOLS: Readonly<Record<string, string>> = {
   'POST /v1/tasks/:id/chat': 'by design (SPEC §4.5): opening a chat on a task is chat family',
   'POST /v1/chats/:id/handoff':
     'by design (SPEC §4.5): hand-off creates a task outside the MCP creation bounds',
+  'GET /': 'sends a browser to the web board',
+  'GET /ui': 'the web board’s page, for a person in a browser',
+  'GET /ui/:file': 'the web board’s page, for a person in a browser',
+  'POST /v1/ui/codes': 'sign-in codes for the web board are for the person at the terminal',
+  'POST /v1/ui/session': 'the web board’s sign-in; an agent has its own endpoint and token',
   'POST /mcp': 'the MCP endpoint itself',
   'GET /mcp': 'the MCP endpoint itself',
   'DELETE /mcp': 'the MCP endpoint itself',

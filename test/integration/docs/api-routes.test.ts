@@ -8,14 +8,15 @@ function routesOf(tree: string): string[] {
   const stack: string[] = [];
   const out: string[] = [];
   for (const line of tree.split('\n')) {
-    const at = line.indexOf('/');
-    const m = /^(\S+) \(([A-Z, ]+)\)$/.exec(line.slice(at));
-    if (at < 0 || !m) continue;
-    const depth = at / 4;
+    // `│   ├── segment (METHODS)`: each level of the tree is four characters of indent. Under a
+    // route at `/` the segments that follow start without a slash (`v1/health`).
+    const m = /^((?:[│ ] {3})*)[├└]── (\S+) \(([A-Z, ]+)\)$/.exec(line);
+    if (!m) continue;
+    const depth = (m[1] as string).length / 4;
     stack.length = depth;
-    stack[depth] = m[1] as string;
+    stack[depth] = m[2] as string;
     const path = stack.join('').replace(/:[a-z_]+/g, '{}');
-    for (const method of (m[2] as string).split(', '))
+    for (const method of (m[3] as string).split(', '))
       if (method !== 'HEAD') out.push(`${method} ${path}`);
   }
   return out.sort();

@@ -88,6 +88,8 @@ async function seed(t: TestApp) {
       run_override: null,
       counts_retry: 1,
       session_id: null,
+      head_before: null,
+      head_after: null,
       started_at: '2026-11-27T10:00:00.000Z',
       finished_at: '2026-11-27T10:00:01.000Z',
       ...fields,

@@ -98,6 +98,8 @@ describe('config schema (SPEC §2.10)', () => {
     [{ tui: { keys: { approve: 'j' } } }, 'tui.keys.approve'],
     [{ tui: { keys: { approve: 'ctrl+shift+x' } } }, 'tui.keys.approve'],
     [{ tui: { keys: { approve: ' ' } } }, 'tui.keys.approve'],
+    // decision 174: the diff view's keys clash with the gate's actions it also takes
+    [{ tui: { keys: { comment: 'a' } } }, 'tui.keys'],
   ])('refuses %j naming %s', (input, key) => {
     const f = findings(input);
     expect(f.length).toBeGreaterThan(0);
@@ -116,6 +118,8 @@ describe('config schema (SPEC §2.10)', () => {
     { notify: { on: ['blocked', 'done'], command: ['notify-send', 'svc'] } },
     { tui: { keys: { approve: 'y', reject: 'n', new_task: 'N' }, board: { group_by: [] } } },
     { tui: { keys: { approve: 'x', reject: 'X', refresh: 'ctrl+l', open: 'space' } } },
+    // decision 174: a board-only key is free in the diff view, and the other way round
+    { tui: { keys: { next_file: 'r', prev_file: 'f', diff: 'D' } } },
     { transcript_max_bytes: 0 },
     { plugins: ['./my-plugin.js'] },
   ])('accepts %j', (input) => expect(findings(input)).toEqual([]));

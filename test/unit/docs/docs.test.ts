@@ -64,6 +64,7 @@ describe('the documentation', () => {
       'docs/troubleshooting.md',
       'docs/security.md',
       'docs/tui.md',
+      'docs/web.md',
     ]) {
       expect(existsSync(join(ROOT, page)), page).toBe(true);
       expect(readme, page).toContain(`](${page})`);
@@ -105,6 +106,7 @@ describe('the documentation', () => {
       'docs/getting-started.md',
       'docs/troubleshooting.md',
       'docs/tui.md',
+      'docs/web.md',
       'docs/concepts.md',
       'docs/security.md',
       'docs/adding-a-step-type.md',

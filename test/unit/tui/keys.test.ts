@@ -1,7 +1,11 @@
 // Issue 12 point 1: actions by key with tui.keys rebinding (decision 142).
 import { describe, expect, it } from 'vitest';
 import { buildKeymap, keyLabel, moveFor, tokenOf } from '../../../cli/tui/keys.js';
-import { DEFAULT_TUI_KEYS, TUI_OPERATIONS } from '../../../shared/tui-keys.js';
+import {
+  DEFAULT_TUI_KEYS,
+  DIFF_VIEW_OPERATIONS,
+  TUI_OPERATIONS,
+} from '../../../shared/tui-keys.js';
 
 describe('tokenOf', () => {
   it.each([
@@ -21,12 +25,39 @@ describe('tokenOf', () => {
 });
 
 describe('buildKeymap', () => {
-  it('binds every operation to its default without overrides', () => {
+  it('binds every operation to its default without overrides, where it is looked up', () => {
     const k = buildKeymap({});
     for (const op of TUI_OPERATIONS) {
       expect(k.keyOf(op)).toBe(DEFAULT_TUI_KEYS[op]);
-      expect(k.opFor(DEFAULT_TUI_KEYS[op])).toBe(op);
+      const scope = (DIFF_VIEW_OPERATIONS as readonly string[]).includes(op) ? 'diff' : 'board';
+      expect(k.opFor(DEFAULT_TUI_KEYS[op], scope)).toBe(op);
     }
+  });
+
+  it('looks diff-view keys up only in the diff view, and the gate’s actions in both (decision 174)', () => {
+    const k = buildKeymap({});
+    expect(k.opFor('n')).toBe('new_task');
+    expect(k.opFor('n', 'diff')).toBe('next_file');
+    expect(k.opFor('c')).toBe('cancel');
+    expect(k.opFor('c', 'diff')).toBe('comment');
+    expect(k.opFor('a', 'diff')).toBe('approve');
+    expect(k.opFor('x', 'diff')).toBe('reject');
+    expect(k.opFor('r', 'diff')).toBeUndefined();
+    expect(k.opFor('d')).toBe('diff');
+    // A rebind that clashes only in the diff view is dropped; one on a board-only key is kept.
+    const r = buildKeymap({ next_file: 'a', prev_file: 'r' });
+    expect(r.keyOf('next_file')).toBe('n');
+    expect(r.opFor('r', 'diff')).toBe('prev_file');
+    expect(r.opFor('r')).toBe('retry');
+    // A gate action rebound onto a diff-view default (valid before the view existed) wins there;
+    // the diff-view operation moves to its alternate key.
+    const yesNo = buildKeymap({ approve: 'y', reject: 'n', new_task: 'N' });
+    expect(yesNo.opFor('n', 'diff')).toBe('reject');
+    expect(yesNo.opFor(']', 'diff')).toBe('next_file');
+    expect(yesNo.label('next_file')).toBe(']');
+    const both = buildKeymap({ approve: 'n', reject: ']', new_task: 'N' });
+    expect(both.label('next_file')).toBe('unbound');
+    expect(both.opFor('n', 'diff')).toBe('approve');
   });
 
   it('applies rebinds, freeing the old key', () => {
