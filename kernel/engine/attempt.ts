@@ -185,6 +185,11 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   // Created off the event loop (decision 232), and before the row that names it, so no reader
   // finds a run whose transcript is not there yet; one transaction opens the attempt.
   await transcript.opened();
+  // What the attempt changed is diffed between the HEADs around it (decision 171); the first is
+  // read before the row is written so the row carries it (one transaction, decision 235).
+  const head = async () =>
+    task.worktree_path ? await worktreeHead(task.worktree_path, project.path) : null;
+  const headBefore = await head();
   const runId = deps.store.tx(() => {
     const id = deps.runs.insert(
       newStepRun({
@@ -203,6 +208,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         run_override: spec.override?.run_override ?? null,
         counts_retry: spec.counts_retry ? 1 : 0,
         transcript_path: transcriptPath,
+        head_before: headBefore,
         started_at: now,
       }),
     );
@@ -221,10 +227,6 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     }
     return id;
   });
-  // What the attempt changed is diffed between the HEADs around it (decision 171).
-  const head = async () =>
-    task.worktree_path ? await worktreeHead(task.worktree_path, project.path) : null;
-  deps.runs.update(runId, { head_before: await head() });
 
   const ts = () => formatNs(deps.clock.nowNs());
   transcript.annotate(
