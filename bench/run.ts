@@ -10,7 +10,7 @@
  *   npm run bench -- --json out.json   also write the raw samples
  *   npm run bench -- --only cpu --profile daemon.cpuprofile   keep the daemon's profile
  *
- * Sections: overhead, cpu, throughput, admission, api, output, footprint.
+ * Sections: overhead, cpu, throughput, admission, api, output, footprint, template.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -23,6 +23,7 @@ import { cleanup } from './lib/env.js';
 import { fmtMb, fmtMs, median, p99 } from './lib/stats.js';
 import { outputHeavy } from './output.js';
 import { type OverheadRun, overhead, ratiosOf } from './overhead.js';
+import { templateSpeed } from './template.js';
 import { throughput } from './throughput.js';
 
 interface Row {
@@ -58,6 +59,8 @@ const SIZES = quick
       outputRounds: 2,
       starts: 2,
       busy: 10,
+      renders: 10_000,
+      renderPasses: 3,
     }
   : {
       overhead: 100,
@@ -74,6 +77,8 @@ const SIZES = quick
       outputRounds: 25,
       starts: 5,
       busy: 50,
+      renders: 10_000,
+      renderPasses: 10,
     };
 
 const rows: Row[] = [];
@@ -326,6 +331,22 @@ async function main(): Promise<number> {
       target: '',
       ok: null,
     });
+  }
+  if (wants('template')) {
+    log(`template: a typical prompt rendered ${SIZES.renders} times once parsed…`);
+    const r = templateSpeed({ renders: SIZES.renders, passes: SIZES.renderPasses });
+    raw.template = r;
+    const mid = median(r.passMs);
+    const base = median(r.baselineMs);
+    rows.push({
+      measure: `template: a typical prompt rendered ${r.renders} times once parsed, median of ${r.passMs.length} passes`,
+      svc: `${fmtMs(mid)} (${((mid * 1000) / r.renders).toFixed(1)} µs a render; parse ${fmtMs(r.parseMs)})`,
+      baseline: `${fmtMs(base)} (the same text built by hand)`,
+      ratio: ratio(mid, base),
+      target: '≤ 2000 ms',
+      ok: mid <= 2000 && r.problems.length === 0,
+    });
+    if (r.problems.length > 0) log(`template: ${r.problems.join('; ')}`);
   }
   const load1 = loadavg()[0] ?? 0;
   const header = `svc bench — node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${load0.toFixed(1)} → ${load1.toFixed(1)}${quick ? ', QUICK sizes' : ''}`;
