@@ -51,9 +51,108 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   client(): Client;
   /** Lines the user types (`svc chat attach`): the terminal's stdin unless a caller supplies them. */
-  lines(): AsyncIterable<string>;
+  lines(): LineReader;
   /** Standard output as bytes (`svc task diff` passes a diff through unchanged). */
   stdout: Terminal;
+}
+
+/**
+ * What the user types, a line at a time. In a terminal it is a readline prompt (line editing,
+ * Ctrl-C and Ctrl-D reach the command); piped, or supplied by a test, it is the lines as they come.
+ */
+export interface LineReader {
+  /** True when a person types at a terminal (prompts are shown). */
+  readonly interactive: boolean;
+  /** The next line, or null at the end of input (Ctrl-D, end of the pipe, close()). */
+  next(): Promise<string | null>;
+  /** Shows a prompt and waits for a line after it (a terminal only; otherwise nothing). */
+  prompt(text: string): void;
+  /** Ctrl-C at the terminal calls `fn` instead of ending the process (null: Ctrl-C ends input). */
+  onInterrupt(fn: (() => void) | null): void;
+  /** Stops reading, so nothing keeps the process alive after the command returns. */
+  close(): void;
+}
+
+/** A LineReader over lines a caller supplies (tests, `Io.lines`). */
+export function iterableLines(source: AsyncIterable<string>): LineReader {
+  const it = source[Symbol.asyncIterator]();
+  let closed = false;
+  return {
+    interactive: false,
+    next: async () => {
+      if (closed) return null;
+      const r = await it.next();
+      return r.done ? null : r.value;
+    },
+    prompt: () => {},
+    onInterrupt: () => {},
+    close: () => {
+      closed = true;
+      void it.return?.();
+    },
+  };
+}
+
+/**
+ * The terminal's stdin as a LineReader. A terminal gets readline's own prompt and line editing;
+ * its Ctrl-C is a key, not a signal, so the command decides what it means. Closing releases the
+ * terminal (raw mode off, stdin paused), which is what lets the process exit after `/quit`.
+ */
+export function stdinLines(): LineReader {
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const rl = createInterface({
+    input: process.stdin,
+    ...(interactive ? { output: process.stdout, terminal: true } : { terminal: false }),
+  });
+  const queue: string[] = [];
+  let waiting: ((line: string | null) => void) | null = null;
+  let ended = false;
+  let interrupt: (() => void) | null = null;
+  // Ctrl-D or Ctrl-C at a prompt leaves the cursor after it: end that line before anything else.
+  let prompting = false;
+  rl.on('line', (line) => {
+    prompting = false;
+    if (waiting) {
+      const w = waiting;
+      waiting = null;
+      w(line);
+    } else queue.push(line);
+  });
+  rl.on('close', () => {
+    if (prompting) process.stdout.write('\n');
+    prompting = false;
+    ended = true;
+    waiting?.(null);
+    waiting = null;
+  });
+  rl.on('SIGINT', () => {
+    if (interrupt) interrupt();
+    else rl.close();
+  });
+  return {
+    interactive,
+    next: () => {
+      const line = queue.shift();
+      if (line !== undefined) return Promise.resolve(line);
+      if (ended) return Promise.resolve(null);
+      return new Promise((resolve) => {
+        waiting = resolve;
+      });
+    },
+    prompt: (text) => {
+      if (!interactive || ended) return;
+      rl.setPrompt(text);
+      rl.prompt();
+      prompting = true;
+    },
+    onInterrupt: (fn) => {
+      interrupt = fn;
+    },
+    close: () => {
+      rl.close();
+      process.stdin.pause();
+    },
+  };
 }
 
 export interface Command {
@@ -120,6 +219,6 @@ export function makeContext(
       client ??= Client.discover(paths);
       return client;
     },
-    lines: lines ?? (() => createInterface({ input: process.stdin, terminal: false })),
+    lines: () => (lines ? iterableLines(lines()) : stdinLines()),
   };
 }

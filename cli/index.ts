@@ -19,6 +19,7 @@ import { configCommands } from './commands/config.js';
 import { daemonCommands } from './commands/daemon.js';
 import { doctorCommands } from './commands/doctor.js';
 import { maintenanceCommands } from './commands/maintenance.js';
+import { mcpCommands } from './commands/mcp.js';
 import { projectCommands } from './commands/projects.js';
 import { taskAgentCommands } from './commands/task-agent.js';
 import { taskReviewCommands } from './commands/task-review.js';
@@ -43,6 +44,7 @@ export const commands: Command[] = [
   ...taskReviewCommands,
   ...chatCommands,
   ...agentCommands,
+  ...mcpCommands,
   ...tuiCommands,
   ...uiCommands,
 ];
@@ -59,6 +61,24 @@ function usage(): string {
     'Run `svc <command> --help` for a command’s options.',
   ].join('\n');
 }
+
+/** The commands of a group (`chat`, `task`, …): every command whose name starts with `group `. */
+function groupOf(word: string | undefined): Command[] {
+  return word ? commands.filter((c) => c.name.startsWith(`${word} `)) : [];
+}
+
+function groupHelp(group: string, members: Command[]): string {
+  const width = Math.max(...members.map((c) => c.name.length));
+  return [
+    `Usage: svc ${group} <command> [options]`,
+    '',
+    ...members.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    `Run \`svc ${group} <command> --help\` for a command’s options.`,
+  ].join('\n');
+}
+
+const HELP_WORDS = new Set(['--help', '-h', 'help']);
 
 function commandHelp(cmd: Command): string {
   const lines = [cmd.usage ?? `svc ${cmd.name}`, '', cmd.summary];
@@ -101,7 +121,12 @@ export async function main(
 ): Promise<number> {
   const out = io?.out ?? ((t: string) => process.stdout.write(`${t}\n`));
   const err = io?.err ?? ((t: string) => process.stderr.write(`${t}\n`));
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+  if (
+    argv.length === 0 ||
+    (argv[0] === 'help' && argv.length === 1) ||
+    argv[0] === '--help' ||
+    argv[0] === '-h'
+  ) {
     out(usage());
     return argv.length === 0 ? EXIT.usage : EXIT.ok;
   }
@@ -109,8 +134,24 @@ export async function main(
     out(VERSION);
     return EXIT.ok;
   }
+  // `svc help task create` reads as `svc task create --help`.
+  if (argv[0] === 'help') return main([...argv.slice(1), '--help'], env, io);
   const found = findCommand(argv);
   if (!found) {
+    // A group without a command of its own (`svc chat`, `svc chat --help`, `svc chat sned`).
+    const members = groupOf(argv[0]);
+    if (members.length > 0) {
+      if (argv.length === 1) {
+        out(groupHelp(argv[0] as string, members));
+        return EXIT.usage;
+      }
+      if (argv.length === 2 && HELP_WORDS.has(argv[1] as string)) {
+        out(groupHelp(argv[0] as string, members));
+        return EXIT.ok;
+      }
+      err(`svc: unknown command "${argv.join(' ')}"\n\n${groupHelp(argv[0] as string, members)}`);
+      return EXIT.usage;
+    }
     err(`svc: unknown command "${argv.join(' ')}"\n\n${usage()}`);
     return EXIT.usage;
   }

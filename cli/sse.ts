@@ -48,3 +48,50 @@ export async function followStream(
     } catch {}
   }
 }
+
+/** A stream a command reads while it makes requests of its own (`svc chat send`, `task logs -f`). */
+export interface OpenStream {
+  /**
+   * Resolves once the daemon has subscribed this stream (true), or the stream failed before that
+   * (false: refused, daemon unreachable): never left pending, so awaiting it cannot hang.
+   */
+  opened: Promise<boolean>;
+  /** Resolves when the stream ends for any reason: `onFrame` said stop, the daemon closed it, close(). */
+  done: Promise<void>;
+  /** Ends the stream and waits for it: every path out of a command calls this, refusals included. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `path` as followStream does and hands back its handles instead of a bare promise, so a
+ * command can subscribe first, then make the request the stream is about, and close the stream
+ * whatever that request answers. An open stream keeps the process alive: a command that forgets
+ * it on a refusal prints the refusal and then hangs (issue 20).
+ */
+export function openStream(
+  client: Client,
+  path: string,
+  onFrame: (f: Frame) => boolean | undefined,
+  opts: { lastEventId?: string } = {},
+): OpenStream {
+  const ac = new AbortController();
+  let markOpen: (open: boolean) => void = () => {};
+  const opened = new Promise<boolean>((resolve) => {
+    markOpen = resolve;
+  });
+  const done = followStream(client, path, onFrame, {
+    ...opts,
+    signal: ac.signal,
+    onOpen: () => markOpen(true),
+  })
+    .catch(() => {})
+    .finally(() => markOpen(false));
+  return {
+    opened,
+    done,
+    close: async () => {
+      ac.abort();
+      await done;
+    },
+  };
+}

@@ -3,11 +3,18 @@
  * send a turn and stream its output live, answer a question, cancel, archive, hand off to a task,
  * close and delete; `svc chat attach` is an interactive prompt loop in the terminal (decision 168).
  */
-import { ApiError, type Client } from '../client.js';
 import { type Command, type CommandContext, JSON_OPTION, stringOptions } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
-import { type Frame, followStream } from '../sse.js';
+import { chatAttach } from './chat-attach.js';
+import {
+  answerCommand,
+  type ChatPending,
+  questionLines,
+  reportTurn,
+  streamTurn,
+} from './chat-turn.js';
+import { answersFrom } from './task-agent.js';
 
 interface Chat {
   id: number;
@@ -21,7 +28,7 @@ interface Chat {
   linked_task_id?: number;
   handoff_task_id?: number;
   restricted: boolean;
-  pending_input?: { kind: string; summary: string };
+  pending_input?: ChatPending;
   created_at: string;
   ended_at: string | null;
   branch?: { name: string; result: string; error?: string };
@@ -51,7 +58,8 @@ function printChat(ctx: CommandContext, c: Chat): void {
   if (c.branch_name) lines.push(`  branch    ${c.branch_name}`);
   if (c.worktree_path) lines.push(`  worktree  ${c.worktree_path}`);
   if (c.handoff_task_id) lines.push(`  handed to task ${c.handoff_task_id}`);
-  if (c.pending_input) lines.push(`  question  ${c.pending_input.summary}`);
+  for (const q of c.pending_input ? questionLines(c.pending_input) : [])
+    lines.push(`  question  ${q}`);
   if (c.branch)
     lines.push(
       `  branch    ${c.branch.name}: ${c.branch.result}${c.branch.error ? ` (${c.branch.error})` : ''}`,
@@ -63,83 +71,6 @@ function emit(ctx: CommandContext, value: unknown, text: () => void): number {
   if (ctx.options.json) ctx.out(JSON.stringify(value, null, 2));
   else text();
   return EXIT.ok;
-}
-
-/**
- * Sends one message and prints the turn's output as it streams, until the turn ends or a question
- * needs an answer. Subscribes first, so no output between the send and the stream is lost.
- * Returns the chat's state at the end (`idle`, `awaiting_input`, …) and the turn's state.
- */
-async function sendAndStream(
-  ctx: CommandContext,
-  client: Client,
-  id: number,
-  message: string,
-): Promise<{ chat: string; turn: string; reason: string | null }> {
-  const ac = new AbortController();
-  let seq = -1;
-  // Durable events replay from the start of the chat (Last-Event-ID 0), so a turn that ends before
-  // the stream is up is still seen; only events after this turn's start count.
-  let started = false;
-  const early: Frame[] = [];
-  let result: { chat: string; turn: string; reason: string | null } | null = null;
-  const handle = (f: Frame): boolean => {
-    const data = f.data ? (JSON.parse(f.data) as Record<string, unknown>) : {};
-    const payload = (data.payload ?? {}) as Record<string, unknown>;
-    if (f.event === 'chat.turn_started' && payload.seq === seq) started = true;
-    else if (f.event === 'agent.output' && data.seq === seq && typeof data.text === 'string')
-      ctx.out(data.text);
-    else if (f.event === 'agent.tool_use' && data.seq === seq) {
-      const tools = (data.tools ?? []) as Array<{ name?: string }>;
-      ctx.err(`· ${tools.map((t) => t.name ?? 'tool').join(', ')}`);
-    } else if (started && f.event === 'chat.state_changed' && payload.to === 'awaiting_input') {
-      const input = payload.input as { summary?: string } | undefined;
-      ctx.out(
-        `? ${input?.summary ?? 'the agent asks a question'} (answer with: svc chat answer ${id} …)`,
-      );
-      result = { chat: 'awaiting_input', turn: 'running', reason: null };
-      return true;
-    } else if (f.event === 'chat.turn_finished' && payload.seq === seq) {
-      result = {
-        chat: 'idle',
-        turn: String(payload.state),
-        reason: (payload.failure_reason as string | null) ?? null,
-      };
-      return true;
-    }
-    return false;
-  };
-  let ready = false;
-  const following = followStream(
-    client,
-    `/v1/chats/${id}/events`,
-    (f) => {
-      if (!ready) {
-        early.push(f);
-        return false;
-      }
-      return handle(f);
-    },
-    { signal: ac.signal, lastEventId: '0' },
-  ).catch(() => {});
-  // The stream is live once the daemon answers the headers; a short wait costs nothing visible.
-  await new Promise((r) => setTimeout(r, 50));
-  const sent = await client.post<{ turn: Turn }>(`/v1/chats/${id}/send`, { message });
-  seq = sent.turn.seq;
-  ready = true;
-  for (const f of early.splice(0)) if (handle(f)) break;
-  if (!result) await following;
-  ac.abort();
-  await following;
-  if (result) return result;
-  // The stream ended early (daemon stop): read the turn as it is.
-  const detail = await client.get<{ chat: Chat; turns: Turn[] }>(`/v1/chats/${id}`);
-  const turn = detail.turns.find((t) => t.seq === seq);
-  return {
-    chat: detail.chat.state,
-    turn: turn?.state ?? 'unknown',
-    reason: turn?.failure_reason ?? null,
-  };
 }
 
 export const chatNew: Command = {
@@ -276,21 +207,26 @@ export const chatSend: Command = {
       const r = await client.post<{ chat: Chat; turn: Turn }>(`/v1/chats/${id}/send`, { message });
       return emit(ctx, r, () => ctx.out(`turn ${r.turn.seq} started`));
     }
-    const r = await sendAndStream(ctx, client, id, message);
-    if (r.turn === 'failed') {
-      ctx.err(`turn failed: ${r.reason ?? 'unknown'}`);
-      return EXIT.failure;
-    }
-    return EXIT.ok;
+    const end = await streamTurn(ctx, client, id, async () => {
+      const sent = await client.post<{ turn: Turn }>(`/v1/chats/${id}/send`, { message });
+      return sent.turn.seq;
+    });
+    return reportTurn(ctx, end, answerCommand(id, end.pending));
   },
 };
 
 export const chatAnswer: Command = {
   name: 'chat answer',
-  summary: 'Answer the agent’s question: --answer "question=value" (repeatable), or --allow/--deny',
-  usage: 'svc chat answer <id> (--answer q=v … | --allow | --deny)',
+  summary: 'Answer the agent’s question (without an answer: show it with its options)',
+  usage:
+    'svc chat answer <id> [--answer "<question>=<value>" | --answer <value> ...] [--allow | --deny]',
   options: {
-    answer: { type: 'string', multiple: true, description: 'question text = answer (repeatable)' },
+    answer: {
+      type: 'string',
+      multiple: true,
+      description:
+        'an answer: "<question text>=<value>", or the value alone when one question waits (repeatable)',
+    },
     allow: { type: 'boolean', description: 'allow the permission asked for' },
     deny: { type: 'boolean', description: 'deny the permission asked for' },
     ...JSON_OPTION,
@@ -298,19 +234,36 @@ export const chatAnswer: Command = {
   async run(ctx) {
     const id = idArg(ctx);
     const o = ctx.options;
-    const body: Record<string, unknown> = {};
-    const answers = Array.isArray(o.answer) ? o.answer : [];
-    if (answers.length > 0)
-      body.answers = Object.fromEntries(
-        answers.map((a) => {
-          const at = a.lastIndexOf('=');
-          if (at <= 0) throw new UsageError(`--answer takes question=value, not ${a}`);
-          return [a.slice(0, at), a.slice(at + 1)];
-        }),
-      );
-    if (o.allow) body.allow = true;
-    if (o.deny) body.allow = false;
-    const chat = await ctx.client().post<Chat>(`/v1/chats/${id}/answer`, body);
+    const raw = Array.isArray(o.answer) ? o.answer : [];
+    if (o.allow && o.deny) throw new UsageError('give --allow or --deny, not both');
+    if ((o.allow || o.deny) && raw.length > 0)
+      throw new UsageError('a permission takes --allow or --deny; a question takes --answer');
+    const client = ctx.client();
+    const { chat: current } = await client.get<{ chat: Chat }>(`/v1/chats/${id}`);
+    if (!current.pending_input) {
+      ctx.err(`svc: chat ${id} is ${current.state}: no agent is waiting for an answer`);
+      return EXIT.conflict;
+    }
+    if (raw.length === 0 && !o.allow && !o.deny) {
+      return emit(ctx, current.pending_input, () => {
+        for (const q of questionLines(current.pending_input)) ctx.out(`? ${q}`);
+        ctx.out(answerCommand(id, current.pending_input));
+      });
+    }
+    const body: Record<string, unknown> =
+      o.allow || o.deny
+        ? { allow: o.allow === true }
+        : {
+            answers: answersFrom(
+              raw,
+              current.pending_input.request ?? {
+                kind: 'question',
+                // A question the adapter did not spell out: its summary is the key.
+                questions: [{ text: current.pending_input.summary }],
+              },
+            ),
+          };
+    const chat = await client.post<Chat>(`/v1/chats/${id}/answer`, body);
     return emit(ctx, chat, () => ctx.out(`chat ${chat.id} ${chat.state}`));
   },
 };
@@ -341,7 +294,7 @@ export const chatCancel = simple(
 );
 export const chatArchive = simple(
   'archive',
-  'Archive an idle chat and remove its worktree',
+  'Archive an idle chat (its worktree removed), or a handed-off chat’s record',
   'archive',
   {
     force: { type: 'boolean', description: 'even with uncommitted changes' },
@@ -388,7 +341,7 @@ export const chatHandoff: Command = {
 
 export const chatRm: Command = {
   name: 'chat rm',
-  summary: 'Delete an archived or closed chat; --delete-branch removes its branch too',
+  summary: 'Delete an archived, handed-off or closed chat; --delete-branch removes its branch too',
   usage: 'svc chat rm <id> [--delete-branch]',
   options: {
     'delete-branch': { type: 'boolean', description: 'force-delete the chat’s branch' },
@@ -408,89 +361,6 @@ export const chatRm: Command = {
     );
   },
 };
-
-export const chatAttach: Command = {
-  name: 'chat attach',
-  summary: 'An interactive prompt loop: each line is a turn, streamed live; /cancel, /quit',
-  usage: 'svc chat attach <id>',
-  async run(ctx) {
-    const id = idArg(ctx);
-    const client = ctx.client();
-    const detail = await client.get<{ chat: Chat; turns: Turn[] }>(`/v1/chats/${id}`);
-    ctx.out(`attached to chat ${id}: ${detail.chat.title} (${detail.chat.agent}); /quit to leave`);
-    let awaiting = detail.chat.state === 'awaiting_input';
-    for await (const raw of ctx.lines()) {
-      const line = raw.trim();
-      if (line === '') continue;
-      if (line === '/quit' || line === '/exit') break;
-      try {
-        if (line === '/cancel') {
-          await client.post(`/v1/chats/${id}/cancel`);
-          ctx.out('cancelled');
-          continue;
-        }
-        if (awaiting) {
-          // A question is pending: the line answers it (`y`/`n` for a permission).
-          const chat = await client.get<{ chat: Chat }>(`/v1/chats/${id}`);
-          const q = chat.chat.pending_input as
-            | { kind: string; summary: string; request?: { questions?: Array<{ text: string }> } }
-            | undefined;
-          const body =
-            q?.kind === 'permission'
-              ? { allow: /^y(es)?$/i.test(line) }
-              : { answers: { [q?.request?.questions?.[0]?.text ?? q?.summary ?? '']: line } };
-          await client.post(`/v1/chats/${id}/answer`, body);
-          awaiting = false;
-          const r = await resume(ctx, client, id);
-          awaiting = r === 'awaiting_input';
-          continue;
-        }
-        const r = await sendAndStream(ctx, client, id, line);
-        if (r.turn === 'failed') ctx.err(`turn failed: ${r.reason ?? 'unknown'}`);
-        awaiting = r.chat === 'awaiting_input';
-      } catch (e) {
-        if (e instanceof ApiError) ctx.err(`svc: ${e.message}`);
-        else throw e;
-      }
-    }
-    return EXIT.ok;
-  },
-};
-
-/** After an answer: follow the same turn to its end (or the next question), live. */
-async function resume(ctx: CommandContext, client: Client, id: number): Promise<string> {
-  const before = await client.get<{ chat: Chat; turns: Turn[] }>(`/v1/chats/${id}`);
-  const seq = before.turns.at(-1)?.seq ?? 0;
-  const ac = new AbortController();
-  let state = 'idle';
-  const following = followStream(
-    client,
-    `/v1/chats/${id}/events`,
-    (f) => {
-      const data = f.data ? (JSON.parse(f.data) as Record<string, unknown>) : {};
-      const payload = (data.payload ?? {}) as Record<string, unknown>;
-      if (f.event === 'agent.output' && data.seq === seq && typeof data.text === 'string')
-        ctx.out(data.text);
-      if (f.event === 'chat.state_changed' && payload.to === 'awaiting_input') {
-        ctx.out(`? ${(payload.input as { summary?: string })?.summary ?? 'question'}`);
-        state = 'awaiting_input';
-        return true;
-      }
-      return f.event === 'chat.turn_finished' && payload.seq === seq;
-    },
-    { signal: ac.signal },
-  ).catch(() => {});
-  // Live only: a turn that ended before the stream was up is read from the detail instead.
-  await new Promise((r) => setTimeout(r, 100));
-  const now = await client.get<{ chat: Chat; turns: Turn[] }>(`/v1/chats/${id}`);
-  if (now.turns.at(-1)?.state !== 'running' || now.chat.state === 'awaiting_input') {
-    ac.abort();
-    await following;
-    return now.chat.state;
-  }
-  await following;
-  return state;
-}
 
 export const chatCommands: Command[] = [
   chatNew,

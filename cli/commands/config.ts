@@ -1,6 +1,6 @@
 /** `svc config get [key]` and `svc config set <key> <value>`, through GET/PATCH /v1/config. */
 import { parse as parseYaml, stringify } from 'yaml';
-import { type Command, JSON_OPTION } from '../command.js';
+import { type Command, type CommandContext, JSON_OPTION } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 
 function lookup(obj: unknown, key: string): { found: boolean; value: unknown } {
@@ -19,16 +19,32 @@ function show(value: unknown, json: boolean): string {
   return String(value);
 }
 
+/**
+ * A key that applies at the next daemon start (`listen`) is written but not in force: the answer
+ * shows the value in force, so say on stderr what was written and when it takes effect.
+ */
+function noteRestart(ctx: CommandContext, headers: Headers, key: string, value?: unknown): void {
+  const pending = (headers.get('x-svc-pending-restart') ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '' && (k === key || k.startsWith(`${key}.`) || key === ''));
+  for (const k of pending)
+    ctx.err(
+      `note: ${k}${value !== undefined && k === key ? ` ${JSON.stringify(value)}` : ''} is written to config.yaml and takes effect at the next daemon start (svc daemon stop, then svc daemon start); the value above is the one in force`,
+    );
+}
+
 export const configGet: Command = {
   name: 'config get',
   summary: 'Print the configuration in force, or one key (dotted, e.g. defaults.agent_timeout)',
   usage: 'svc config get [key]',
   options: JSON_OPTION,
   async run(ctx) {
-    const config = await ctx.client().get('/v1/config');
+    const { data: config, headers } = await ctx.client().exchange('GET', '/v1/config');
     const key = ctx.args[0];
     if (!key) {
       ctx.out(show(config, Boolean(ctx.options.json)));
+      noteRestart(ctx, headers, '');
       return EXIT.ok;
     }
     const { found, value } = lookup(config, key);
@@ -37,6 +53,7 @@ export const configGet: Command = {
       return EXIT.not_found;
     }
     ctx.out(show(value, Boolean(ctx.options.json)));
+    noteRestart(ctx, headers, key);
     return EXIT.ok;
   },
 };
@@ -62,8 +79,9 @@ export const configSet: Command = {
       cur = next;
     }
     cur[parts[parts.length - 1] as string] = value;
-    const config = await ctx.client().patch('/v1/config', body);
+    const { data: config, headers } = await ctx.client().exchange('PATCH', '/v1/config', { body });
     ctx.out(show(lookup(config, key).value, Boolean(ctx.options.json)));
+    noteRestart(ctx, headers, key, value);
     return EXIT.ok;
   },
 };

@@ -268,7 +268,13 @@ async function readReview(ctx: CommandContext, file: string): Promise<string> {
     }
   }
   const lines: string[] = [];
-  for await (const line of ctx.lines()) lines.push(line);
+  const reader = ctx.lines();
+  try {
+    for (let line = await reader.next(); line !== null; line = await reader.next())
+      lines.push(line);
+  } finally {
+    reader.close();
+  }
   return lines.join('\n');
 }
 

@@ -8,11 +8,18 @@ import { EXIT } from '../exit-codes.js';
 import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
 import { type Frame, followStream } from '../sse.js';
 import type { StepRun } from '../tui/model.js';
+import {
+  chatLockLines,
+  FORGE_CREATE_OPTIONS,
+  forgeCreateBody,
+  forgeLines,
+  type TaskLinks,
+} from './task-links.js';
 
 /** A step run as `GET /v1/tasks/{id}/steps` answers it; the board reads the same rows. */
 type Step = StepRun;
 
-export interface Task {
+export interface Task extends TaskLinks {
   id: number;
   project_id: number;
   project_name?: string;
@@ -69,6 +76,7 @@ function printTask(ctx: CommandContext, t: Task): void {
   lines.push(
     `  workflow  ${t.workflow}   step ${Math.min(t.current_step + 1, t.step_total)}/${t.step_total}`,
   );
+  lines.push(...forgeLines(t));
   if (t.branch_name) lines.push(`  branch    ${t.branch_name} (from ${t.base_branch})`);
   if (t.worktree_path) lines.push(`  worktree  ${t.worktree_path}`);
   if (t.cost_usd !== undefined && t.cost_usd !== null)
@@ -87,6 +95,7 @@ function printTask(ctx: CommandContext, t: Task): void {
     lines.push(
       `  branch    ${t.branch.name}: ${t.branch.result}${t.branch.error ? ` (${t.branch.error})` : ''}`,
     );
+  lines.push(...chatLockLines(t));
   lines.push(`  actions   ${t.available_actions.join(', ') || '(none)'}`);
   if (t.steps) {
     lines.push('', timeline(t));
@@ -176,10 +185,11 @@ const idArg = (ctx: CommandContext) => positiveId(ctx.args[0], 'task');
 export const taskCreate: Command = {
   name: 'task create',
   summary: 'Create a task on a project',
-  usage: 'svc task create --project <id> --title <t> [--workflow w] [--field k=v ...] [options]',
+  usage:
+    'svc task create --project <id> (--title <t> | --issue <n> | --pull <n>) [--workflow w] [--field k=v ...] [options]',
   options: {
     project: { type: 'string', description: 'project id (required)' },
-    title: { type: 'string', description: 'task title (required)' },
+    title: { type: 'string', description: 'task title (required unless --issue or --pull)' },
     description: { type: 'string', description: 'longer description' },
     workflow: { type: 'string', description: 'workflow name (default: the project’s, else adhoc)' },
     field: {
@@ -198,12 +208,14 @@ export const taskCreate: Command = {
     effort: { type: 'string', description: 'effort override' },
     'max-cost': { type: 'string', description: 'cost cap in USD for this task' },
     'idempotency-key': { type: 'string', description: 'makes retries of this command safe' },
+    ...FORGE_CREATE_OPTIONS,
     ...JSON_OPTION,
   },
   async run(ctx) {
     const o = ctx.options;
     if (typeof o.project !== 'string') throw new UsageError('--project is required');
     const body: Record<string, unknown> = { project_id: positiveId(o.project, '--project') };
+    forgeCreateBody(o, body);
     for (const [opt, key] of [
       ['title', 'title'],
       ['description', 'description'],
@@ -384,6 +396,8 @@ export const taskLogs: Command = {
     };
     // Subscribe before reading the transcripts, so nothing written in between is lost: a live
     // chunk carries its transcript offset, and only chunks past what was read are printed.
+    const only =
+      typeof ctx.options.run === 'string' ? positiveId(ctx.options.run, '--run') : undefined;
     const frames: Frame[] = [];
     let deliver: ((f: Frame) => boolean) | null = null;
     let stop = false;
@@ -400,22 +414,27 @@ export const taskLogs: Command = {
           { signal: ac.signal },
         ).catch(() => {})
       : Promise.resolve();
+    // A refused read ends the stream too: left open, it kept the process alive (issue 20).
+    const closing = <T>(p: Promise<T>): Promise<T> =>
+      p.catch(async (err: unknown) => {
+        ac.abort();
+        await following;
+        throw err;
+      });
     const readUpTo = new Map<number, number>();
-    const steps = await client.get<Step[]>(`/v1/tasks/${id}/steps`);
-    const only =
-      typeof ctx.options.run === 'string' ? positiveId(ctx.options.run, '--run') : undefined;
+    const steps = await closing(client.get<Step[]>(`/v1/tasks/${id}/steps`));
     for (const s of steps) {
       if ((only !== undefined && s.id !== only) || !s.has_transcript) continue;
       ctx.out(
         `── ${s.step_id} attempt ${s.attempt}${s.iteration > 0 ? ` iteration ${s.iteration}` : ''} (${s.state})`,
       );
-      const res = await client.raw('GET', `/v1/tasks/${id}/steps/${s.id}/transcript`);
+      const res = await closing(client.raw('GET', `/v1/tasks/${id}/steps/${s.id}/transcript`));
       if (!res.ok) continue;
       readUpTo.set(s.id, Number(res.headers.get('x-next-offset') ?? 0));
       for (const line of (await res.text()).split('\n')) if (line) print(line);
     }
     if (!ctx.options.follow) return EXIT.ok;
-    const task = await client.get<Task>(`/v1/tasks/${id}`);
+    const task = await closing(client.get<Task>(`/v1/tasks/${id}`));
     const handle = (f: Frame): boolean => {
       const data = f.data ? (JSON.parse(f.data) as Record<string, unknown>) : {};
       const runId = typeof data.run_id === 'number' ? data.run_id : -1;

@@ -15,7 +15,8 @@ import type { AgentService } from './service.js';
 export const AgentsQuerySchema = z.object({
   refresh: z
     .enum(['true', 'false', '1', '0'], { error: 'refresh must be true or false' })
-    .optional(),
+    .optional()
+    .describe('true: probe every agent CLI again (versions, login, quota) instead of the cache.'),
 });
 
 /** `GET /v1/agents`: the adapter records; `refresh` re-probes, quota included. */

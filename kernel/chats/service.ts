@@ -51,6 +51,7 @@ import { resolveEnvironment, TranscriptWriter } from '../proc/index.js';
 import type { Project, ProjectService } from '../projects/index.js';
 import { StepRunsTable, type Store, type TaskRow } from '../store/index.js';
 import { taskContext } from './context.js';
+import { archiveHandedOff, handedOffBranchRefusal } from './handed-off.js';
 import {
   BUSY_CHAT_STATES,
   type ChatListQuery,
@@ -966,6 +967,16 @@ export class ChatService {
     const { d } = this;
     const chat = this.load(id);
     if (chat.linked_task_id !== null) throw this.linkedRefusal(chat, 'archive');
+    if (chat.state === 'handed_off') {
+      const move = (c: ChatRow, to: ChatState, from: readonly ChatState[]) =>
+        this.moveChat(c, to, {}, from);
+      return {
+        chat: archiveHandedOff(
+          { store: d.store, events: d.events, load: (n) => this.load(n), move },
+          chat,
+        ),
+      };
+    }
     if (chat.state !== 'idle')
       throw new SvcError('invalid_state', `cannot archive a chat that is ${chat.state}`, {
         state: chat.state,
@@ -1095,16 +1106,17 @@ export class ChatService {
   async remove(id: number, deleteBranch: boolean): Promise<Record<string, unknown>> {
     const { d } = this;
     const chat = this.load(id);
-    if (chat.state !== 'archived' && chat.state !== 'closed')
+    if (chat.state !== 'archived' && chat.state !== 'closed' && chat.state !== 'handed_off')
       throw new SvcError(
         'invalid_state',
-        `only an archived or closed chat can be deleted; chat ${id} is ${chat.state}`,
+        `only an archived, handed-off or closed chat can be deleted; chat ${id} is ${chat.state}`,
         {
           state: chat.state,
         },
       );
     if (deleteBranch && chat.linked_task_id !== null)
       throw this.linkedRefusal(chat, 'delete_branch');
+    if (deleteBranch && chat.handoff_task_id !== null) throw handedOffBranchRefusal(chat);
     let branch: Record<string, unknown> | undefined;
     if (deleteBranch && chat.branch_name) {
       const project = d.projects.require(chat.project_id);

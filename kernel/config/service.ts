@@ -72,6 +72,8 @@ function withKey(config: Config, key: string, value: unknown): Config {
 export class ConfigService {
   private config: Config | null = null;
   private bootListen = '';
+  /** `listen` as the file says it, which may wait for the next start. */
+  private fileListen = '';
   private lastTextHash = '';
   private readonly listeners = new Set<ConfigListener>();
   private readonly checks: ConfigCheck[] = [];
@@ -116,8 +118,20 @@ export class ConfigService {
     if (findings.length > 0) throw new ConfigError(configFile, findings);
     this.config = load.config;
     this.bootListen = load.config.listen;
+    this.fileListen = load.config.listen;
     this.lastTextHash = hash(text);
     return load.config;
+  }
+
+  /**
+   * Keys whose value in the file is not the one in force because they apply at the next daemon
+   * start (today only `listen`), with both values: `PATCH`/`GET /v1/config` name them in
+   * `X-Svc-Pending-Restart`, so `svc config set listen …` can say so (issue 20).
+   */
+  pendingRestart(): Array<{ key: string; configured: unknown; in_force: unknown }> {
+    return this.fileListen !== '' && this.fileListen !== this.bootListen
+      ? [{ key: 'listen', configured: this.fileListen, in_force: this.bootListen }]
+      : [];
   }
 
   /** Re-runs the extra checks against the config in force (after plugins registered theirs). */
@@ -208,6 +222,7 @@ export class ConfigService {
       );
       next = withKey(next, c.key, keyOf(this.current(), c.key));
     }
+    this.fileListen = next.listen;
     if (next.listen !== this.bootListen) {
       logger.warn(
         { listen: next.listen, in_force: this.bootListen, source },

@@ -195,6 +195,12 @@ export class TaskActions {
 
   skip(id: number): TaskRow {
     return this.act(id, 'skip', (t) => {
+      if (t.state === 'blocked' && t.worktree_path === null)
+        throw new SvcError(
+          'invalid_state',
+          `task ${t.id} was blocked at admission (${t.block_reason ?? 'unknown'}), before any step: skip would re-admit it into the same block; fix the cause, then retry`,
+          { state: t.state, reason: 'no_worktree' },
+        );
       if (t.state === 'blocked' && t.followup_spec) {
         const spec = jsonOr<(FollowUpSpec & { origin_step?: number }) | null>(
           t.followup_spec,

@@ -74,6 +74,14 @@ async function checkedOutAt(repo: string, branch: string, ours: string): Promise
 }
 
 /**
+ * What to do about a failed fetch (decision 216): the daemon fetches with this machine's own git
+ * credentials, without prompting, so the fix is on the machine; the task waits for a retry.
+ */
+export function fetchAdvice(taskId: number, projectPath: string): string {
+  return `The daemon fetches with this machine's git credentials and never prompts: check that \`git -C ${projectPath} fetch origin\` works without asking (an SSH key in the agent; for HTTPS a credential helper, e.g. \`gh auth login\` then \`gh auth setup-git\`), then \`svc task retry ${taskId}\``;
+}
+
+/**
  * Makes the local branch `task.branch_name` the pull request's head: fetched now, fast-forwarded
  * when behind, kept when ahead (unpushed work of an earlier task), refused when diverged.
  */
@@ -99,7 +107,7 @@ export async function preparePullBranch(
     return {
       ok: false,
       reason: 'pull_fetch_failed',
-      detail: `git fetch origin ${source} failed: ${fetched.stderr.trim().split('\n').slice(-2).join(' ')}`,
+      detail: `git fetch origin ${source} failed: ${fetched.stderr.trim().split('\n').slice(-2).join(' ')}. ${fetchAdvice(task.id, projectPath)}`,
     };
   const tip = await rev(projectPath, tracking);
   if (!tip)

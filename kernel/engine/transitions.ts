@@ -98,11 +98,23 @@ export interface ActionView {
   state: TaskState;
   /** A chat linked to the task is open (SPEC §3.2 rule 4). */
   chatOpen: boolean;
+  /** The task has a worktree (absent: not known, nothing narrowed). */
+  hasWorktree?: boolean;
 }
+
+/**
+ * Actions that cannot help a task blocked at admission, before it had a worktree (decision 216):
+ * repair runs an agent in the worktree, and skip re-admits the task into the same block. Retry
+ * (after fixing the cause, e.g. fetch access for `pull_fetch_failed`) and cancel remain.
+ */
+export const NOT_AT_ADMISSION: readonly HumanAction[] = ['repair', 'skip'];
 
 /** `available_actions`: the human actions legal right now, sorted. A linked open chat narrows them to cancel. */
 export function availableActions(view: ActionView): HumanAction[] {
-  const legal = HUMAN_ACTIONS.filter((a) => actionAllowed(a, view.state));
+  const atAdmission = view.state === 'blocked' && view.hasWorktree === false;
+  const legal = HUMAN_ACTIONS.filter(
+    (a) => actionAllowed(a, view.state) && !(atAdmission && NOT_AT_ADMISSION.includes(a)),
+  );
   if (view.chatOpen) return legal.includes('cancel') ? ['cancel'] : [];
   return legal;
 }

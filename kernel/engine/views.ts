@@ -82,7 +82,11 @@ export function taskView(
     queued_reason: task.state === 'queued' ? task.queued_reason : null,
     admit_not_before: task.state === 'queued' ? task.admit_not_before : null,
     pause_requested: task.pause_requested === 1,
-    available_actions: availableActions({ state: task.state, chatOpen: chatId !== null }),
+    available_actions: availableActions({
+      state: task.state,
+      chatOpen: chatId !== null,
+      hasWorktree: task.worktree_path !== null,
+    }),
     parent_task_id: task.parent_task_id,
     lane_id: task.lane_id,
     lane_order: task.lane_order,

@@ -43,6 +43,22 @@ export function reasonFor(failure: ForgeFailureReason): string {
   return `forge_${failure}`;
 }
 
+/**
+ * A pull request's number sent as `forge_issue`, or an issue's as `forge_pull` (decision 215): the
+ * request is wrong, not the host, so it is a 400 naming the field and the one that fits.
+ */
+function wrongKind(field: 'forge_issue' | 'forge_pull', n: number, repo: ForgeRepo): SvcError {
+  const [is, not, use, flag] =
+    field === 'forge_issue'
+      ? ['a pull request', 'an issue', 'forge_pull', '--pull']
+      : ['an issue', 'a pull request', 'forge_issue', '--issue'];
+  return new SvcError(
+    'validation_failed',
+    `#${n} of ${repo.full_name} is ${is}, not ${not}: send it as ${use} (svc task create ${flag} ${n})`,
+    { field, use },
+  );
+}
+
 export class ForgeService {
   constructor(private readonly d: ForgeServiceDeps) {}
 
@@ -154,6 +170,7 @@ export class ForgeService {
   async issue(project: Project, n: number): Promise<{ issue: ForgeIssue; repo: ForgeRepo }> {
     const { repo, conn } = await this.connected(project);
     const r = await conn.issue(repo, n);
+    if (!r.ok && r.reason === 'wrong_kind') throw wrongKind('forge_issue', n, repo);
     if (!r.ok) this.refuse('forge_issue', `issue #${n} of ${repo.full_name}`, r);
     return { issue: r.value, repo };
   }
@@ -162,6 +179,7 @@ export class ForgeService {
   async pull(project: Project, n: number): Promise<{ pull: ForgePull; repo: ForgeRepo }> {
     const { repo, conn } = await this.connected(project);
     const r = await conn.pull(repo, n);
+    if (!r.ok && r.reason === 'wrong_kind') throw wrongKind('forge_pull', n, repo);
     if (!r.ok) this.refuse('forge_pull', `pull request #${n} of ${repo.full_name}`, r);
     return { pull: r.value, repo };
   }

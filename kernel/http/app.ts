@@ -20,7 +20,7 @@ import fastify, {
 import type { Logger } from 'pino';
 import { type ErrorCode, envelopeOf, errorCodes, isSvcError, SvcError } from '../errors.js';
 import { describeLimit, installBodyParser, ORDINARY_BODY_LIMIT } from './body.js';
-import { checkRequest, type ScopedAuth, type SessionAuth } from './guard.js';
+import { bearerChallenge, checkRequest, type ScopedAuth, type SessionAuth } from './guard.js';
 import { installSecurityHeaders } from './security-headers.js';
 
 export interface AppOptions {
@@ -69,6 +69,7 @@ function lazyCompiler<F extends (...args: never[]) => unknown>(pkg: string): F {
 }
 
 function sendError(reply: FastifyReply, err: SvcError): void {
+  if (err.code === 'unauthorized') reply.header('www-authenticate', bearerChallenge(reply.request));
   void reply
     .code(errorCodes[err.code].status)
     .type('application/json; charset=utf-8')

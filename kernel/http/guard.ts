@@ -34,6 +34,17 @@ export function tokenMatches(expected: string, header: string | undefined): bool
   return timingSafeEqual(given, digest(expected)) && m !== null;
 }
 
+/**
+ * The `WWW-Authenticate` challenge of a 401 (RFC 6750 §3): the scheme the daemon wants, and
+ * `invalid_token` when a token was sent and refused. An MCP client reads it to tell "needs a
+ * credential" from "cannot connect" (issue 20); no route ever names the token it expected.
+ */
+export function bearerChallenge(req: FastifyRequest): string {
+  return req.headers.authorization === undefined
+    ? 'Bearer realm="svc"'
+    : 'Bearer realm="svc", error="invalid_token"';
+}
+
 export function isPublicRoute(req: FastifyRequest): boolean {
   const path = req.url.split('?')[0];
   return req.method === 'GET' && (path === '/v1/health' || path === '/v1/health/');

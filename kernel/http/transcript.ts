@@ -13,9 +13,13 @@ const nonNegative = z
 
 export const TranscriptQuerySchema = z
   .strictObject({
-    offset: nonNegative.optional(),
-    tail: nonNegative.optional(),
-    limit: nonNegative.optional(),
+    offset: nonNegative
+      .optional()
+      .describe('Read from this byte offset: a previous answer’s next_offset (not with tail).'),
+    tail: nonNegative
+      .optional()
+      .describe('Read the last this many bytes, from a line start (not with offset).'),
+    limit: nonNegative.optional().describe('At most this many bytes in one answer.'),
   })
   .refine((q) => q.offset === undefined || q.tail === undefined, {
     message: 'give offset or tail, not both',

@@ -8,7 +8,9 @@ const flag = z
 
 export const DoctorQuerySchema = z.strictObject({
   /** false: agent rows come from the probe cache instead of fresh probes. */
-  probe: flag.optional(),
+  probe: flag
+    .optional()
+    .describe('false: read the agent CLIs from the probe cache instead of probing them now.'),
 });
 
 export const DoctorFixQuerySchema = z.strictObject({ force: flag.optional() });

@@ -62,7 +62,12 @@ export type ForgeFailureReason =
   /** The host could not be reached, or the CLI failed without an HTTP status. */
   | 'unreachable'
   /** The host answered something the plugin cannot read. */
-  | 'bad_response';
+  | 'bad_response'
+  /**
+   * The number names the other kind of item: a pull request asked for as an issue, or an issue
+   * asked for as a pull request (GitHub numbers both in one sequence).
+   */
+  | 'wrong_kind';
 
 export type ForgeResult<T> =
   | { ok: true; value: T }

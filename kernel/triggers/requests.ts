@@ -10,7 +10,11 @@ import type { TriggerService } from './runtime.js';
 import { triggerRow } from './view.js';
 
 export const TriggerTestBodySchema = z.strictObject({
-  event: z.record(z.string(), z.unknown(), { error: 'event must be a JSON object' }),
+  event: z
+    .record(z.string(), z.unknown(), { error: 'event must be a JSON object' })
+    .describe(
+      'A sample event as the trigger’s source would deliver it (a JSON object); judged, never acted on.',
+    ),
 });
 
 export const TriggerDeliveriesQuerySchema = z.strictObject({
@@ -19,7 +23,8 @@ export const TriggerDeliveriesQuerySchema = z.strictObject({
     .regex(/^\d{1,7}$/, 'limit must be a whole number from 1 to 1000')
     .transform(Number)
     .refine((n) => n >= 1 && n <= 1000, 'limit must be from 1 to 1000')
-    .optional(),
+    .optional()
+    .describe('At most this many deliveries, newest first (1 to 1000).'),
 });
 
 /** `GET /v1/triggers`. */

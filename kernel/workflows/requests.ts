@@ -12,24 +12,45 @@ const projectIdParam = z
   .string()
   .regex(/^[1-9]\d{0,15}$/, 'project_id must be a positive integer')
   .transform(Number)
-  .optional();
+  .optional()
+  .describe('A project: its own workflows (in .svc/workflows) join the global ones.');
 
 export const WorkflowListQuerySchema = z.object({ project_id: projectIdParam });
 
 export const WorkflowDefinitionQuerySchema = z.object({
-  name: z.string({ error: 'name is required' }).min(1, 'name is required'),
+  name: z
+    .string({ error: 'name is required' })
+    .min(1, 'name is required')
+    .describe('The workflow’s name, as workflows_list shows it.'),
   project_id: projectIdParam,
 });
 
 export const ValidateWorkflowBodySchema = z.strictObject({
-  yaml: z.string({ error: 'yaml is required and must be a string' }),
+  yaml: z
+    .string({ error: 'yaml is required and must be a string' })
+    .describe('The workflow file’s text to judge; nothing is written.'),
   /** The entry name the text is meant for; a different `name:` inside is a warning. */
-  name: z.string().min(1).optional(),
+  name: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The name the file is meant to have; a different `name:` inside is a warning.'),
   /** With `scope` (and `project_id` for project): warn when another file of the scope has the name. */
-  scope: z.enum(['global', 'project']).optional(),
-  project_id: z.number().int().positive().optional(),
+  scope: z
+    .enum(['global', 'project'])
+    .optional()
+    .describe('Where the file would live: warns when another file of that scope has the name.'),
+  project_id: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('The project, with scope project; its view also resolves includes and agents.'),
   /** The file being edited, which is not "another file". */
-  file: z.string().optional(),
+  file: z
+    .string()
+    .optional()
+    .describe('The file being edited, so its own name is not reported as taken.'),
 });
 
 export type ValidateWorkflowBody = z.infer<typeof ValidateWorkflowBodySchema>;

@@ -1,8 +1,21 @@
 /** Config routes (SPEC §4.1, §2.10): the configuration in force, and a comment-preserving partial edit. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../../container.js';
 
 export function configRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/v1/config', async () => s.config.current());
-  app.patch('/v1/config', async (req) => s.config.patch(req.body ?? {}));
+  // Keys written but waiting for the next start are named in a header: the body stays the
+  // configuration in force, the same object MCP's config_show answers.
+  const pending = (reply: FastifyReply) => {
+    const keys = s.config.pendingRestart().map((p) => p.key);
+    if (keys.length > 0) reply.header('x-svc-pending-restart', keys.join(', '));
+  };
+  app.get('/v1/config', async (_req, reply) => {
+    pending(reply);
+    return s.config.current();
+  });
+  app.patch('/v1/config', async (req, reply) => {
+    const config = s.config.patch(req.body ?? {});
+    pending(reply);
+    return config;
+  });
 }

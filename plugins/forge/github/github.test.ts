@@ -166,14 +166,40 @@ describe('connecting', () => {
     expect(await c.value.issue(REPO, 1)).toMatchObject({ ok: false, reason: 'bad_response' });
   });
 
-  it('refuses a pull request number that is an issue, and an issue number that is a pull request', async () => {
+  it('answers wrong_kind for a pull request number asked as an issue, and an issue number asked as a pull request', async () => {
     const fetch = (async () =>
       new Response(JSON.stringify({ ...PULL, pull_request: {} }), {
         status: 200,
       })) as unknown as typeof globalThis.fetch;
     const c = await connect(REPO, bareForgeContext({ env: { GH_TOKEN: 't' }, fetch }));
     if (!c.ok) throw new Error('no connection');
-    expect(await c.value.issue(REPO, 3)).toMatchObject({ ok: false, reason: 'bad_response' });
+    expect(await c.value.issue(REPO, 3)).toMatchObject({
+      ok: false,
+      reason: 'wrong_kind',
+      message: '#3 is a pull request',
+    });
+    // /pulls/4 is 404, /issues/4 an issue: the number is an issue.
+    const issueOnly = (async (url: string | URL) =>
+      String(url).includes('/pulls/')
+        ? new Response('{"message":"Not Found"}', { status: 404 })
+        : new Response(JSON.stringify({ ...PULL, number: 4 }), {
+            status: 200,
+          })) as unknown as typeof globalThis.fetch;
+    const i = await connect(REPO, bareForgeContext({ env: { GH_TOKEN: 't' }, fetch: issueOnly }));
+    if (!i.ok) throw new Error('no connection');
+    expect(await i.value.pull(REPO, 4)).toMatchObject({
+      ok: false,
+      reason: 'wrong_kind',
+      message: '#4 is an issue',
+    });
+    // Neither: still not_found.
+    const nothing = (async () =>
+      new Response('{"message":"Not Found"}', {
+        status: 404,
+      })) as unknown as typeof globalThis.fetch;
+    const n = await connect(REPO, bareForgeContext({ env: { GH_TOKEN: 't' }, fetch: nothing }));
+    if (!n.ok) throw new Error('no connection');
+    expect(await n.value.pull(REPO, 9)).toMatchObject({ ok: false, reason: 'not_found' });
   });
 });
 

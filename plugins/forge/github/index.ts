@@ -36,18 +36,27 @@ export function connection(via: 'cli' | 'token', get: Get): ForgeConnection {
     `repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.name)}`;
   return {
     via,
-    issue: async (repo, n) =>
-      map(
-        await get(`${repoPath(repo)}/issues/${n}`),
-        (v) => (isIssueJson(v) && !(v as Record<string, unknown>).pull_request ? toIssue(v) : null),
-        `issue #${n}`,
-      ),
-    pull: async (repo, n) =>
-      map(
-        await get(`${repoPath(repo)}/pulls/${n}`),
-        (v) => (isIssueJson(v) ? toPull(v) : null),
-        `pull request #${n}`,
-      ),
+    issue: async (repo, n) => {
+      const r = await get(`${repoPath(repo)}/issues/${n}`);
+      // The issues endpoint answers pull requests too, marked with `pull_request`.
+      if (r.ok && isIssueJson(r.value) && (r.value as Record<string, unknown>).pull_request)
+        return { ok: false, reason: 'wrong_kind', message: `#${n} is a pull request` };
+      return map(r, (v) => (isIssueJson(v) ? toIssue(v) : null), `issue #${n}`);
+    },
+    pull: async (repo, n) => {
+      const r = await get(`${repoPath(repo)}/pulls/${n}`);
+      // Not a pull request: one more look says whether the number is an issue instead.
+      if (!r.ok && r.reason === 'not_found') {
+        const other = await get(`${repoPath(repo)}/issues/${n}`);
+        if (
+          other.ok &&
+          isIssueJson(other.value) &&
+          !(other.value as Record<string, unknown>).pull_request
+        )
+          return { ok: false, reason: 'wrong_kind', message: `#${n} is an issue` };
+      }
+      return map(r, (v) => (isIssueJson(v) ? toPull(v) : null), `pull request #${n}`);
+    },
     listIssues: async (repo, q) => {
       const params = new URLSearchParams({
         state: q.state,

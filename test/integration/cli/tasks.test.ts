@@ -158,9 +158,10 @@ describe('svc task actions without a daemon', () => {
         ['task', 'answer', '7', '--allow', '--answer', 'yes'],
         'a permission takes --allow or --deny; a question takes --answer',
       ],
+      [['chat', 'answer', '7', '--allow', '--deny'], 'give --allow or --deny, not both'],
       [
-        ['chat', 'answer', '7', '--answer', 'noequals'],
-        '--answer takes question=value, not noequals',
+        ['chat', 'answer', '7', '--deny', '--answer', 'Blue'],
+        'a permission takes --allow or --deny; a question takes --answer',
       ],
       [['project', 'edit', '1'], 'nothing to change; see --help'],
     ];

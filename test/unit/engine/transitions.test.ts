@@ -68,4 +68,21 @@ describe('transition table', () => {
     expect(availableActions({ state: 'done', chatOpen: true })).toEqual([]);
     expect(availableActions({ state: 'aborted', chatOpen: true })).toEqual([]);
   });
+
+  it('offers no repair or skip to a task blocked before it had a worktree (decision 216)', () => {
+    expect(availableActions({ state: 'blocked', chatOpen: false, hasWorktree: false })).toEqual([
+      'cancel',
+      'retry',
+    ]);
+    expect(availableActions({ state: 'blocked', chatOpen: false, hasWorktree: true })).toEqual([
+      'cancel',
+      'repair',
+      'retry',
+      'skip',
+    ]);
+    // Only a blocked task is narrowed: a gate's skip does not need the worktree.
+    expect(
+      availableActions({ state: 'awaiting_gate', chatOpen: false, hasWorktree: false }),
+    ).toContain('skip');
+  });
 });
