@@ -137,7 +137,7 @@ describe('store', () => {
     ).toThrow('outer fails');
     expect(rows()).toEqual(['outer', 'second inner', 'joined']);
     expect(db.inTransaction).toBe(false);
-    expect(() => store.tx(() => Promise.resolve() as unknown as void)).toThrow(/promise/);
+    expect(() => store.tx(() => Promise.resolve())).toThrow(/promise/);
     expect(db.inTransaction).toBe(false);
     // Outside a transaction, join opens its own: its after-commit work runs once it commits.
     const ran: string[] = [];
