@@ -313,7 +313,10 @@ export const chatHandoff: Command = {
   options: {
     title: { type: 'string', description: 'task title (default: the chat’s)' },
     workflow: { type: 'string', description: 'workflow name' },
-    prompt: { type: 'string', description: 'the prompt for an adhoc task' },
+    prompt: {
+      type: 'string',
+      description: 'instructions for the new task’s agent (see svc task create --prompt)',
+    },
     description: { type: 'string', description: 'task description' },
     paused: { type: 'boolean', description: 'create the task held' },
     ...JSON_OPTION,

@@ -20,7 +20,7 @@ import { formatBytes } from '../format.js';
 export const backup: Command = {
   name: 'backup',
   summary:
-    'Write a backup archive (database, transcripts, workflows) while the daemon runs; default ./svc-backup-<time>.tar.gz',
+    'Write a backup archive (database, transcripts, workflows, triggers, config.yaml) while the daemon runs; default ./svc-backup-<time>.tar.gz',
   usage: 'svc backup [path]',
   options: JSON_OPTION,
   async run(ctx) {
@@ -65,12 +65,16 @@ export const restore: Command = {
           `restored ${r.archive} (taken ${r.created_at} by svc ${r.svc_version}, schema ${r.schema_version})`,
         );
         ctx.out(
-          `${r.tasks} tasks, ${r.step_runs} step runs, ${r.transcript_files} transcript files, ${r.workflow_files} workflow files`,
+          `${r.tasks} tasks, ${r.step_runs} step runs, ${r.transcript_files} transcript files, ${r.workflow_files} workflow files, ${r.trigger_files} trigger files${r.config_file ? ', config.yaml' : ''}`,
         );
         if (r.displaced) ctx.out(`previous data moved to ${r.displaced}`);
+        if (r.rewritten_worktrees > 0)
+          ctx.out(
+            `${r.rewritten_worktrees} worktree path${r.rewritten_worktrees === 1 ? '' : 's'} moved under ${ctx.paths.worktreesDir}: a restore never works in another installation's directories`,
+          );
         if (r.missing_worktrees > 0)
           ctx.out(
-            `${r.missing_worktrees} task worktree${r.missing_worktrees === 1 ? ' is' : 's are'} not on this machine (archives hold no worktrees); see svc orphans`,
+            `${r.missing_worktrees} task worktree${r.missing_worktrees === 1 ? ' is' : 's are'} not here (archives hold no worktrees): each is cut again from its branch when its task next runs, or the task blocks worktree_missing while another checkout holds that branch`,
           );
         ctx.out('start the daemon with `svc daemon start`');
       }

@@ -41,10 +41,18 @@ export interface Task extends TaskLinks {
   cost_usd?: number | null;
   parent_task_id: number | null;
   lane_id: string | null;
+  prompt?: string | null;
   warnings?: string[];
   steps?: Step[];
   workflow_steps?: Array<{ index: number; id: string; name: string; type: string }>;
-  children?: { total: number; settled: number; by_state: Record<string, number> };
+  children?: {
+    total: number;
+    settled: number;
+    by_state: Record<string, number>;
+    merged?: number;
+    unmerged?: number;
+    left_out?: Array<{ task_id: number; lane_id: string; branch: string; reason: string }>;
+  };
   loop?: { iteration: number; max_iterations: number; total?: number; item?: string };
   readmitted?: number;
   branch?: { name: string; result: string; error?: string };
@@ -76,16 +84,30 @@ function printTask(ctx: CommandContext, t: Task): void {
   lines.push(
     `  workflow  ${t.workflow}   step ${Math.min(t.current_step + 1, t.step_total)}/${t.step_total}`,
   );
+  if (t.prompt) {
+    const [first = '', ...rest] = t.prompt.trim().split('\n');
+    lines.push(
+      `  prompt    ${truncate(first, 100)}${rest.length > 0 ? ` (+${rest.length} lines)` : ''}`,
+    );
+  }
   lines.push(...forgeLines(t));
   if (t.branch_name) lines.push(`  branch    ${t.branch_name} (from ${t.base_branch})`);
   if (t.worktree_path) lines.push(`  worktree  ${t.worktree_path}`);
   if (t.cost_usd !== undefined && t.cost_usd !== null)
     lines.push(`  cost      $${t.cost_usd.toFixed(4)}`);
   if (t.parent_task_id) lines.push(`  lane      ${t.lane_id} of task ${t.parent_task_id}`);
-  if (t.children)
+  if (t.children) {
+    const c = t.children;
+    const merges =
+      c.merged !== undefined ? `, ${c.merged} merged, ${c.unmerged ?? 0} not merged` : '';
     lines.push(
-      `  lanes     ${t.children.settled}/${t.children.total} settled ${JSON.stringify(t.children.by_state)}`,
+      `  lanes     ${c.settled}/${c.total} settled ${JSON.stringify(c.by_state)}${merges}`,
     );
+    for (const l of c.left_out ?? [])
+      lines.push(
+        `  left out  lane ${l.lane_id} (task ${l.task_id}, ${l.reason}): branch ${l.branch}`,
+      );
+  }
   if (t.loop)
     lines.push(
       `  loop      ${t.loop.iteration}/${t.loop.total ?? t.loop.max_iterations}${t.loop.item ? ` item=${t.loop.item}` : ''}`,
@@ -197,7 +219,11 @@ export const taskCreate: Command = {
       multiple: true,
       description: 'a workflow field, name=value (repeatable)',
     },
-    prompt: { type: 'string', description: 'the prompt for an adhoc task' },
+    prompt: {
+      type: 'string',
+      description:
+        'instructions for the agent: templates read .Task.Prompt, else it opens the first agent step',
+    },
     branch: { type: 'string', description: 'branch name, used verbatim' },
     base: { type: 'string', description: 'base branch (default: the project’s)' },
     priority: { type: 'string', description: 'higher runs first' },
@@ -562,6 +588,11 @@ export const taskCommands: Command[] = [
   action('skip', 'Skip the step a task is blocked or gated at'),
   action('approve', 'Approve the gate a task waits at'),
   action('reject', 'Reject the gate a task waits at'),
+  action(
+    'merge-finished',
+    'At a fan-out join: cancel lanes still working, merge every finished lane, record the rest as left out',
+    'merge_finished',
+  ),
   action(
     'retry',
     'Retry a blocked task (optionally overriding the step’s prompt or command, or renaming its branch)',

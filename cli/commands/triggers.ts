@@ -110,6 +110,13 @@ export const triggerShow: Command = {
     ctx.out(
       `# poll: seeded ${res.poll.seeded}, last ${res.poll.last_poll_at ?? 'never'}${res.poll.ok === false ? `, failed: ${res.poll.error}` : ''}, last fired ${res.poll.last_fire_at ?? 'never'}`,
     );
+    const held = res.poll.held_back ?? 0;
+    if (held > 0) {
+      const truncated = res.poll.truncated ?? 0;
+      ctx.out(
+        `# held back at the last poll: ${held} event${held === 1 ? '' : 's'} past the 20-event cap (${truncated} recorded truncated, ${held - truncated} come again at the next poll)`,
+      );
+    }
     for (const f of res.errors) ctx.out(`# error: ${findingLine(f)}`);
     ctx.out(res.source.trimEnd());
     return res.valid ? EXIT.ok : EXIT.invalid;

@@ -136,6 +136,15 @@ export function planAction(op: TaskOp, t: TaskRow, detail: TaskDetail | null = n
         return { kind: 'call', call: call(t, 'retry', 'retry', {}) };
       if (!detail) return { kind: 'needs_detail' };
       return textPrompt(t, op, retryModes(t, detail));
+    case 'merge_finished':
+      return {
+        kind: 'prompt',
+        prompt: {
+          kind: 'confirm',
+          question: `Merge what finished for #${t.id}? Lanes still working are cancelled; lanes that did not finish or do not merge are left out, their work kept on their branches.`,
+          call: call(t, 'merge_finished', 'merge_finished'),
+        },
+      };
     case 'repair':
       return textPrompt(t, op, [{ field: 'prompt', label: 'repair prompt', required: true }]);
     case 'follow_up':

@@ -92,6 +92,10 @@ export interface ChildrenRollup {
   blocked?: number[];
   awaiting_gate?: number[];
   cost_usd?: number | null;
+  /** The task's own lanes whose work reached its branch, and the rest (decision 191). */
+  merged?: number;
+  unmerged?: number;
+  left_out?: Array<{ task_id: number; lane_id: string; branch: string; reason: string }>;
 }
 
 export interface TaskDetail extends TaskRow {

@@ -22,6 +22,9 @@ import {
 import type { TaskState } from '../task-states.js';
 import { type BranchOutcome, dropWorktree, judgeBranch, worktreeDirty } from './archive.js';
 import { closeRow } from './attempt.js';
+import { MERGE_FINISHED } from './finish-join.js';
+import { beforeSkip, checkMergeFinished, readmittable, unfinishedLanes } from './lane-actions.js';
+import { leaveOut } from './lane-merges.js';
 import {
   type FollowUpSpec,
   jsonOr,
@@ -37,6 +40,7 @@ import { repairPrompt } from './repair.js';
 import type { Runner } from './runner.js';
 import type { TaskStates } from './state.js';
 import { ACTION_FROM, actionAllowed, type HumanAction } from './transitions.js';
+import { isForeignWorktree } from './worktree.js';
 
 export interface ActionDeps {
   store: Store;
@@ -51,6 +55,8 @@ export interface ActionDeps {
   workflows: WorkflowPort;
   agents: AgentPort;
   transcriptsDir: string;
+  /** This installation's worktrees: another's are never removed (decision 194). */
+  worktreesDir?: string;
   /** The open chat linked to a task (SPEC §3.2 rule 4); chats wire this up. */
   openChat(taskId: number): number | null;
   /** Stops and closes a task's linked chat when the task is cancelled. */
@@ -193,7 +199,22 @@ export class TaskActions {
     });
   }
 
-  skip(id: number): TaskRow {
+  /**
+   * Skip (SPEC §3.2): never over a merge in progress, and at a fan-out join the lanes the branch
+   * does not hold are recorded as left out and named in `warnings` (decision 190).
+   */
+  async skip(id: number): Promise<{ task: TaskRow; warnings: string[] }> {
+    const first = this.load(id);
+    this.locked(first, 'skip');
+    if (!actionAllowed('skip', first.state))
+      throw new SvcError('invalid_state', `cannot skip a task that is ${first.state}`, {
+        state: first.state,
+      });
+    const warnings = await beforeSkip(this.d.store, first);
+    return { task: this.skipNow(id), warnings };
+  }
+
+  private skipNow(id: number): TaskRow {
     return this.act(id, 'skip', (t) => {
       if (t.state === 'blocked' && t.worktree_path === null)
         throw new SvcError(
@@ -281,7 +302,7 @@ export class TaskActions {
           state: first.state,
           reason: 'held',
         });
-      let readmitted = 0;
+      let readmitted = await this.readmitLanes(first);
       for (const child of this.d.tasks.descendants(id)) {
         if (child.state !== 'blocked') continue;
         try {
@@ -328,6 +349,9 @@ export class TaskActions {
       override.step_id = step.id;
     if (body.prompt_override !== undefined) override.prompt_override = body.prompt_override;
     if (body.run_override !== undefined) override.run_override = body.run_override;
+    // A lane that failed the join runs again, before the parent's join can look (decision 193).
+    const readmitted =
+      first.block_reason === 'lane_failed' ? await this.readmitLanes(first) : undefined;
     const task = this.act(id, 'retry', (t) => {
       if (t.state !== 'blocked') return null;
       const patch = {
@@ -340,7 +364,60 @@ export class TaskActions {
         pause_requested: 0,
       });
     });
-    return { task };
+    return readmitted === undefined ? { task } : { task, readmitted };
+  }
+
+  /**
+   * Runs the cancelled lanes of a parent's join again (decision 193): each goes aborted → queued
+   * with a fresh retry budget, once the process a cancel stopped has gone. Answers how many.
+   */
+  private async readmitLanes(parent: TaskRow): Promise<number> {
+    let n = 0;
+    for (const lane of readmittable(this.d.store, parent)) {
+      if (this.d.openChat(lane.id) !== null) continue;
+      await this.d.runner.settled(lane.id);
+      const moved = this.d.states.move(lane.id, 'aborted', 'queued', {
+        finished_at: null,
+        pause_requested: 0,
+        retry_floor: this.d.runs.maxId(lane.id),
+      });
+      if (moved) n++;
+    }
+    return n;
+  }
+
+  /**
+   * "Merge what finished" (decision 192): at a fan-out join, cancels the lanes still working,
+   * records them left out, and queues the parent with a join that merges every finished lane and
+   * records the rest; the runner carries it out (finish-join.ts).
+   */
+  mergeFinished(id: number): TaskRow {
+    const first = this.load(id);
+    this.locked(first, 'merge_finished');
+    if (!actionAllowed('merge_finished', first.state))
+      throw new SvcError('invalid_state', `cannot merge-finished a task that is ${first.state}`, {
+        state: first.state,
+      });
+    const lanes = checkMergeFinished(this.d.store, first);
+    // The wish is on the row before any lane is cancelled: a cancel that settles the last lane
+    // re-queues the parent (maybeJoin), and its join must already know to merge what finished.
+    if (!this.d.states.patch(id, first.state, { join_request: MERGE_FINISHED })) {
+      const now = this.load(id);
+      throw new SvcError('invalid_state', `cannot merge-finished a task that is ${now.state}`, {
+        state: now.state,
+      });
+    }
+    const unfinished = unfinishedLanes(lanes);
+    leaveOut(this.d.store.db, unfinished, 'unfinished');
+    for (const lane of unfinished) this.cascadeCancel(lane.id);
+    const now = this.load(id);
+    if (now.state === 'blocked' || now.state === 'awaiting_children') {
+      const moved = this.d.states.move(id, now.state, now.pause_requested ? 'paused' : 'queued', {
+        pause_requested: 0,
+      });
+      if (moved) return moved;
+    }
+    return this.load(id);
   }
 
   private async checkBranchOverride(task: TaskRow, name: string): Promise<string> {
@@ -520,7 +597,12 @@ export class TaskActions {
       });
     }
     const force = opts.force === true;
-    if (!force && (await worktreeDirty(first))) {
+    // A worktree of another installation (a copied database) is left where it is (decision 194).
+    const foreign =
+      first.worktree_path !== null &&
+      this.d.worktreesDir !== undefined &&
+      isForeignWorktree(first.worktree_path, this.d.worktreesDir);
+    if (!force && !foreign && (await worktreeDirty(first))) {
       throw new SvcError(
         'invalid_state',
         `the worktree of task ${id} has uncommitted changes; commit them or archive with force`,
@@ -535,7 +617,7 @@ export class TaskActions {
         await this.archive(child.id, { force, human: false });
     }
     const project = this.d.projects.require(first.project_id);
-    await dropWorktree(project.path, first, force);
+    if (!foreign) await dropWorktree(project.path, first, force);
     const task = this.act(id, 'archive', (t) =>
       this.d.states.move(t.id, t.state, 'archived', {
         worktree_path: null,

@@ -32,6 +32,7 @@ import {
   stepSetting,
   type WorkflowSnapshot,
 } from './model.js';
+import { carriesPrompt, PROMPT_LEAD } from './prompt.js';
 import { renderPlain, renderShell } from './render.js';
 import { spawnLogged } from './spawn.js';
 
@@ -246,6 +247,9 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   let scratch: string | null = null;
   let inputWaitMs = 0;
   const effectiveDef: Record<string, unknown> = { ...step };
+  // The task's own prompt, where its workflow does not place it (decision 198).
+  if (carriesPrompt(task, spec.snapshot, step))
+    effectiveDef.prompt = `${PROMPT_LEAD}${String(step.prompt ?? '')}`;
   if (spec.override?.prompt_override !== undefined)
     effectiveDef.prompt = spec.override.prompt_override;
   if (spec.override?.run_override !== undefined) effectiveDef.run = spec.override.run_override;

@@ -71,6 +71,17 @@ export function stepsContext(
   return out;
 }
 
+function laneItem(
+  snapshot: WorkflowSnapshot,
+): { value: string; iteration: number; total: number } | null {
+  const v = snapshot.lane_item as
+    | { value?: unknown; iteration?: unknown; total?: unknown }
+    | undefined;
+  return v && typeof v.value === 'string' && typeof v.iteration === 'number'
+    ? { value: v.value, iteration: v.iteration, total: typeof v.total === 'number' ? v.total : 0 }
+    : null;
+}
+
 export function buildContext(
   task: TaskRow,
   project: Project,
@@ -84,6 +95,11 @@ export function buildContext(
     event?: unknown;
   } = {},
 ): Record<string, unknown> {
+  // A lane a `lane:` template made sees its item as `.Loop` outside any loop of its own (decision 197).
+  const lane = pos.iteration === 0 ? laneItem(snapshot) : null;
+  const loop = lane
+    ? { iteration: lane.iteration, item: lane.value, loopTotal: lane.total }
+    : { iteration: pos.iteration, item: pos.item, loopTotal: pos.loopTotal };
   return {
     Task: {
       ID: task.id,
@@ -101,15 +117,15 @@ export function buildContext(
     Step: { ID: step.id, Name: step.name ?? step.id, Index: pos.index, Attempt: pos.attempt },
     Steps: stepsContext(rows, pos),
     Loop: {
-      Index: pos.iteration,
-      Iteration: pos.iteration,
-      Item: pos.item ?? '',
-      IsFirst: pos.iteration === 1,
-      IsLast: pos.loopTotal !== undefined && pos.iteration === pos.loopTotal,
-      Total: pos.loopTotal ?? 0,
+      Index: loop.iteration,
+      Iteration: loop.iteration,
+      Item: loop.item ?? '',
+      IsFirst: loop.iteration === 1,
+      IsLast: loop.loopTotal !== undefined && loop.iteration === loop.loopTotal,
+      Total: loop.loopTotal ?? 0,
     },
-    Item: pos.item ?? '',
-    Iteration: pos.iteration,
+    Item: loop.item ?? '',
+    Iteration: loop.iteration,
     Host: {
       OS: process.platform === 'win32' ? 'windows' : process.platform,
       Arch: process.arch === 'x64' ? 'amd64' : process.arch,

@@ -17,6 +17,7 @@ import { branchFor } from './branch.js';
 import { forgePrefill } from './forge.js';
 import { everyStep, type WorkflowSnapshot } from './model.js';
 import type { AgentPort, ForgePort, WorkflowPort } from './ports.js';
+import { unusedPromptWarning } from './prompt.js';
 import type { CreateTask } from './schema.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -359,6 +360,17 @@ export class TaskCreator {
       return { task: d.tasks.get(id) as TaskRow };
     });
     if ('existing' in task) return { task: task.existing as TaskRow, warnings: [], replayed: true };
-    return { task: task.task, warnings: [...wf.warnings, ...agentWarnings], replayed: false };
+    const unused = unusedPromptWarning(body.prompt, wf.snapshot, (name) => {
+      try {
+        return d.workflows.forTask(name, project).snapshot.steps;
+      } catch {
+        return null;
+      }
+    });
+    return {
+      task: task.task,
+      warnings: [...wf.warnings, ...agentWarnings, ...(unused ? [unused] : [])],
+      replayed: false,
+    };
   }
 }

@@ -19,6 +19,7 @@ import { StepRunsTable, type Store, type TaskRow, TasksTable } from '../store/in
 import { TaskActions } from './actions.js';
 import { type CreateOptions, TaskCreator } from './create.js';
 import { InputBroker } from './input.js';
+import { laneCounts } from './lane-merges.js';
 import { type ListQuery, TaskLister } from './list.js';
 import { loopView } from './loop-view.js';
 import { jsonOr, SETTLED_STATES, type WorkflowSnapshot } from './model.js';
@@ -27,6 +28,7 @@ import { Precutter } from './precut.js';
 import { type RecoveryReport, recover } from './recovery.js';
 import { Runner } from './runner.js';
 import { type CreateTask, LIST_PAGE_DEFAULT } from './schema.js';
+import { isForeignWorktree } from './worktree.js';
 
 /** No default page for lanes: fan_out caps bound them (SPEC §8), and they have no cursor. */
 const LANES_UNPAGED = 1_000_000;
@@ -160,6 +162,7 @@ export class Engine {
       workflows: d.workflows,
       agents: d.agents,
       transcriptsDir: d.paths.transcriptsDir,
+      worktreesDir: d.paths.worktreesDir,
       openChat: (id) => this.openChat(id),
       closeChatForCancel: (id) => this.closeChatForCancel(id),
       answerInput: (task, body) => this.input.answer(task, body),
@@ -224,6 +227,7 @@ export class Engine {
       this.states,
       this.d.clock,
       this.d.logger,
+      this.d.paths.transcriptsDir,
     );
     this.d.scheduler.start({
       admit: (task) => {
@@ -275,8 +279,9 @@ export class Engine {
     return this.actions.load(id);
   }
 
+  /** Every task response but list rows, which leave out the prompt (up to 1 MiB each). */
   view(task: TaskRow): Record<string, unknown> {
-    return taskView(task, this.viewContext());
+    return { ...taskView(task, this.viewContext()), prompt: task.prompt };
   }
 
   detail(id: number): Record<string, unknown> {
@@ -286,11 +291,12 @@ export class Engine {
     const snap = jsonOr<WorkflowSnapshot | null>(task.workflow_snapshot, null);
     const detail: Record<string, unknown> = {
       ...row,
+      prompt: task.prompt,
       workflow_steps: workflowStepsView(snap),
       steps: this.runs.ofTask(id).map((r) => stepRunView(r, task.step_total)),
     };
     const children = childrenRollup(this.d.store.db, id);
-    if (children) detail.children = children;
+    if (children) detail.children = { ...children, ...laneCounts(this.d.store.db, id) };
     return detail;
   }
 
@@ -357,7 +363,12 @@ export class Engine {
       if (!['done', 'aborted'].includes(t.state)) this.actions.cancel(t.id);
       // A worktree cut ahead for a task that waited is given back while its row still exists.
       await this.precut.settled(t.id);
-      if (t.worktree_path && existsSync(t.worktree_path)) {
+      // Another installation's worktree (a copied database) is never removed (decision 194).
+      if (
+        t.worktree_path &&
+        existsSync(t.worktree_path) &&
+        !isForeignWorktree(t.worktree_path, this.d.paths.worktreesDir)
+      ) {
         try {
           await removeWorktree(project.path, t.worktree_path, true);
         } catch {

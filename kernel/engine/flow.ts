@@ -5,6 +5,7 @@
  * so a retry or a restart resumes where the work stopped.
  */
 
+import { existsSync } from 'node:fs';
 import type { Timer } from '../clock/index.js';
 import { formatMs } from '../clock/index.js';
 import { isSvcError } from '../errors.js';
@@ -20,6 +21,7 @@ import type { Project } from '../projects/index.js';
 import { newStepRun, type StepRunRow, type TaskRow } from '../store/index.js';
 import { runAttempt } from './attempt.js';
 import { buildContext, taskView } from './context.js';
+import { judgeLanes, lanesAt, unmergedPaths } from './lane-merges.js';
 import { spawnLanes } from './lanes.js';
 import { commitMerge, mergeLane, pendingMerge } from './merge.js';
 import {
@@ -215,6 +217,15 @@ export async function runFlow(
         message: `${def.type} cannot run inside ${step.type}`,
         allowed: false,
       };
+    // Never over unmerged paths (decision 190), except the merge resolver, whose work they are.
+    const unmerged = opts.extra?.Conflicts === undefined ? await unmergedPaths(worktree) : [];
+    if (unmerged.length > 0)
+      return {
+        kind: 'failed',
+        reason: 'merge_conflict',
+        message: `unmerged paths in the worktree before ${def.id}: ${unmerged.join(', ')}`,
+        allowed: false,
+      };
     for (;;) {
       if (childSignal.aborted) return { kind: 'cancelled' };
       const mine = override && override.step_id === def.id ? override : null;
@@ -359,6 +370,10 @@ export async function runFlow(
   };
   try {
     const outcome = await stepType.flow(ctx, step as Record<string, unknown>);
+    // What the join merged, judged by git, so `children` counts it truthfully (decision 191).
+    const spawned = lanesAt(deps.store.db, task.id, index);
+    if (spawned.length > 0 && existsSync(worktree))
+      await judgeLanes(deps.store.db, worktree, spawned);
     if (timedOut)
       return {
         kind: 'failed',

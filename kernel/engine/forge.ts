@@ -9,7 +9,7 @@ import type { ForgeIssue } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import type { WorkflowSnapshot } from './model.js';
 import type { ForgePort } from './ports.js';
-import { type PullLink, pullLink } from './pull.js';
+import { forkBranchName, type PullLink, pullLink } from './pull.js';
 import type { CreateTask } from './schema.js';
 
 /** The snapshot kept on the task (`forge_issue`): the listing's shape, body left in the description. */
@@ -87,7 +87,8 @@ export async function forgePrefill(
     title: titled(`#${pull.number} ${pull.title}`),
     description: described(withLink(pull.body, linkLine(`Pull request #${pull.number}`, pull.url))),
     fields: withField('pull', String(pull.number)),
-    branch: pull.head_ref,
+    // A fork's head goes into a branch of svc's own, never onto a local branch (decision 199).
+    branch: pull.fork ? forkBranchName(pull) : pull.head_ref,
     baseBranch: pull.base_ref,
     pull: pullLink(pull, repo, via),
   };

@@ -45,14 +45,17 @@ export function spawnLanes(
   const root = parent.root_task_id ?? parent.id;
   // Resolve named workflows before the transaction: nothing is written when one fails.
   const resolved = specs.map((spec) => {
+    // A template lane's item goes with its snapshot, for `.Loop.Item` in its steps (decision 197).
+    const item = spec.item ? { lane_item: spec.item } : {};
     if (spec.workflow) {
       const wf = d.workflows.forTask(spec.workflow, project);
-      return { spec, snapshot: wf.snapshot, name: wf.snapshot.name };
+      return { spec, snapshot: { ...wf.snapshot, ...item }, name: wf.snapshot.name };
     }
     const name = `${parent.workflow}/${stepId}/${spec.id}`;
     const snapshot: WorkflowSnapshot = {
       name,
       steps: (spec.steps ?? []) as WorkflowSnapshot['steps'],
+      ...item,
     };
     if (parentSnapshot.defaults) snapshot.defaults = parentSnapshot.defaults;
     return { spec, snapshot, name };

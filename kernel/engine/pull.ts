@@ -2,14 +2,16 @@
  * Tasks on a pull request (SPEC §4.4 rules 8–9). At creation the engine writes a link (no git
  * runs then); at admission the head is fetched and the pull request's own branch is checked out
  * in the task's worktree, tracking the remote branch when the head lives in the same repository.
- * A head in a fork is fetched through the base repository's `refs/pull/N/head` and gets no
- * upstream: nothing can be pushed back. Failures block the task with one of three reasons:
+ * A head in a fork is fetched through the base repository's `refs/pull/N/head` into a branch of
+ * svc's own (`svc/pr-<n>-<owner>-<head>`, decision 199) and gets no upstream: nothing can be
+ * pushed back. Failures block the task with one of three reasons:
  * `pull_fetch_failed`, `pull_branch_checked_out`, `pull_branch_diverged` (decision 086).
  */
 import { GitError, git, gitRaw } from '../git/index.js';
 import type { ForgePull, ForgeRepo } from '../plugin/index.js';
 import type { TaskRow } from '../store/index.js';
 import { jsonOr } from './model.js';
+import { branchNameProblem } from './refname.js';
 
 export interface PullLink {
   number: number;
@@ -43,6 +45,20 @@ export function pullLink(pull: ForgePull, repo: ForgeRepo, via: string | undefin
     branch: true,
     fork: pull.fork,
   };
+}
+
+/**
+ * The local branch a fork's pull request is fetched into (decision 199): svc's own,
+ * `svc/pr-<n>-<owner>-<head>`, never the fork's head name, which may well be `main` — a fork's
+ * head must never be checked out onto, fetched into or claim a branch that is not svc's own.
+ * A name git would refuse falls back to `svc/pr-<n>-fork`.
+ */
+export function forkBranchName(pull: Pick<ForgePull, 'number' | 'head_ref' | 'head_repo'>): string {
+  const owner = (pull.head_repo?.split('/')[0] ?? '').toLowerCase().replace(/[^a-z0-9._-]/g, '-');
+  const name = `svc/pr-${pull.number}-${owner || 'fork'}-${pull.head_ref}`;
+  return branchNameProblem(name) === null && Buffer.byteLength(name) <= 512
+    ? name
+    : `svc/pr-${pull.number}-fork`;
 }
 
 export function pullLinkOf(task: Pick<TaskRow, 'forge_pull'>): PullLink | null {

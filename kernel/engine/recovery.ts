@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { type Clock, formatMs } from '../clock/index.js';
 import { killOrphan } from '../proc/index.js';
 import type { StepRunsTable, Store, TasksTable } from '../store/index.js';
+import { isWithin } from '../within.js';
 import type { TaskStates } from './state.js';
 
 const KEEPS_OPEN_ROWS = new Set(['awaiting_gate', 'awaiting_children']);
@@ -26,13 +27,21 @@ export function recover(
   states: TaskStates,
   clock: Clock,
   logger: Logger,
+  /** This installation's transcripts: a run writing elsewhere was another's (decision 194). */
+  transcriptsDir?: string,
 ): RecoveryReport {
   const report: RecoveryReport = { closed_runs: 0, requeued_tasks: 0, killed_orphans: 0 };
   const now = formatMs(clock.now());
   for (const row of runs.allOpen()) {
     const task = tasks.get(row.task_id);
     if (task && KEEPS_OPEN_ROWS.has(task.state) && row.pid === null) continue;
-    if (row.pid !== null && killOrphan(row.pid, row.proc_started_at)) report.killed_orphans++;
+    // A database copied from another installation names that one's processes: never stop them.
+    const ours =
+      !transcriptsDir ||
+      row.transcript_path === null ||
+      isWithin(row.transcript_path, transcriptsDir);
+    if (row.pid !== null && ours && killOrphan(row.pid, row.proc_started_at))
+      report.killed_orphans++;
     store.tx(() =>
       runs.update(row.id, {
         state: 'interrupted',

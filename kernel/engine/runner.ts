@@ -21,7 +21,9 @@ import {
 } from '../store/index.js';
 import { type AttemptDeps, type AttemptResult, closeRow, runAttempt } from './attempt.js';
 import { buildContext } from './context.js';
+import { finishJoin } from './finish-join.js';
 import { runFlow } from './flow.js';
+import { unmergedPaths } from './lane-merges.js';
 import {
   durationMs,
   type FollowUpSpec,
@@ -39,7 +41,7 @@ import type { WorkflowPort } from './ports.js';
 import type { Precutter } from './precut.js';
 import { evaluateGuard } from './render.js';
 import type { TaskStates } from './state.js';
-import { prepareWorktree } from './worktree.js';
+import { isForeignWorktree, prepareWorktree } from './worktree.js';
 
 export interface RunnerDeps extends AttemptDeps {
   tasks: TasksTable;
@@ -106,12 +108,24 @@ export class Runner {
     return this.active.has(taskId);
   }
 
+  /** Resolves once no attempt of the task is live (a cancelled one has stopped its process). */
+  async settled(taskId: number): Promise<void> {
+    await this.active.get(taskId)?.done;
+  }
+
   get activeCount(): number {
     return this.active.size;
   }
 
   start(taskId: number): void {
-    if (this.active.has(taskId)) return;
+    const live = this.active.get(taskId);
+    if (live) {
+      // Admitted again before the loop that re-queued it has returned (a lane settled while its
+      // parent's join looked, runner.applyFlow): start once that loop is gone, or the task would
+      // sit in running with nothing running it.
+      void live.done.then(() => this.start(taskId));
+      return;
+    }
     const ac = new AbortController();
     const entry: Active = { ac, reason: null, done: Promise.resolve() };
     entry.done = this.loop(taskId, entry)
@@ -202,7 +216,11 @@ export class Runner {
         return;
       }
     }
-    if (!task.worktree_path || !existsSync(task.worktree_path)) {
+    if (
+      !task.worktree_path ||
+      !existsSync(task.worktree_path) ||
+      isForeignWorktree(task.worktree_path, deps.worktreesDir)
+    ) {
       const admitted = task;
       // On the task's worktree chain (precut.ts): after a cut in flight, before a removal a cancel
       // asks for; the row names the worktree inside it, so that removal finds it claimed.
@@ -412,6 +430,20 @@ export class Runner {
         return 'next';
       }
     }
+    if (task.join_request && task.worktree_path) {
+      // A human's merge_finished (decision 192): this join merges what finished, whatever the step.
+      const outcome = await finishJoin(deps, task, step, index);
+      deps.states.patch(task.id, 'running', { join_request: null });
+      return this.applyFlow(task, snapshot, step, index, outcome);
+    }
+    // Never over unmerged paths (decision 190): the step would build on, or commit, conflict markers.
+    const unmerged = task.worktree_path ? await unmergedPaths(task.worktree_path) : [];
+    if (unmerged.length > 0)
+      return this.block(
+        task,
+        'merge_conflict',
+        `unmerged paths in the worktree before step ${step.id}: ${unmerged.join(', ')}; resolve and stage them (or abort the merge), then retry`,
+      );
     if (stepType.flow) {
       const outcome = await runFlow(deps, task, project, snapshot, step, index, entry.ac.signal);
       return this.applyFlow(task, snapshot, step, index, outcome);

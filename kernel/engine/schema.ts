@@ -46,7 +46,9 @@ export const CreateTaskSchema = z.strictObject({
     ),
   prompt: boundedString('prompt', BOUNDS.prompt)
     .optional()
-    .describe("The instruction for the adhoc workflow's agent step (at most 1 MiB)."),
+    .describe(
+      'Instructions for the task’s agent, beyond title and description (at most 1 MiB). Templates read it as {{.Task.Prompt}} (the built-in adhoc workflow does); a workflow that never reads it gets it at the top of its first agent step; one with no agent step answers a warning that nothing sees it.',
+    ),
   paused: z
     .boolean()
     .optional()

@@ -12,6 +12,7 @@ export const HUMAN_ACTIONS = [
   'archive',
   'cancel',
   'follow_up',
+  'merge_finished',
   'pause',
   'reject',
   'repair',
@@ -37,6 +38,8 @@ export const ACTION_FROM: Record<HumanAction, readonly TaskState[]> = {
     'paused',
   ],
   follow_up: ['done', 'aborted'],
+  // Beyond SPEC §3.2 (decision 192): "merge what finished", at a fan-out join only.
+  merge_finished: ['awaiting_children', 'blocked'],
   pause: ['queued', 'running'],
   reject: ['awaiting_gate'],
   repair: ['blocked'],
@@ -63,6 +66,7 @@ export const ACTION_TO: Record<
     paused: 'aborted',
   },
   follow_up: { done: 'queued', aborted: 'queued' },
+  merge_finished: { awaiting_children: 'queued', blocked: 'queued' },
   pause: { queued: 'paused', running: 'same' },
   reject: { awaiting_gate: 'blocked' },
   repair: { blocked: 'queued' },
@@ -86,6 +90,8 @@ export const ENGINE_TRANSITIONS = {
   children_settled: { from: ['awaiting_children'], to: 'running' },
   complete: { from: ['running'], to: 'done' },
   followup_return: { from: ['running', 'queued', 'blocked'], to: 'origin' },
+  // A retry of a fan-out's parent runs a cancelled lane again (decision 193).
+  readmit_lane: { from: ['aborted'], to: 'queued' },
 } as const satisfies Record<string, { from: readonly TaskState[]; to: TaskState | 'origin' }>;
 
 export type EngineTransition = keyof typeof ENGINE_TRANSITIONS;
@@ -98,22 +104,31 @@ export interface ActionView {
   state: TaskState;
   /** A chat linked to the task is open (SPEC §3.2 rule 4). */
   chatOpen: boolean;
+  /**
+   * Actions the state allows that this task's situation refuses right now (decisions 190, 192):
+   * `skip` over a merge in progress, `merge_finished` where no fan-out join waits.
+   */
+  withheld?: readonly HumanAction[];
   /** The task has a worktree (absent: not known, nothing narrowed). */
   hasWorktree?: boolean;
 }
 
 /**
  * Actions that cannot help a task blocked at admission, before it had a worktree (decision 216):
- * repair runs an agent in the worktree, and skip re-admits the task into the same block. Retry
- * (after fixing the cause, e.g. fetch access for `pull_fetch_failed`) and cancel remain.
+ * repair runs an agent in the worktree, and skip re-admits the task into the same block; nor is
+ * such a task at a fan-out join, which merges in its worktree (merge_finished, decision 192).
+ * Retry (after fixing the cause, e.g. fetch access for `pull_fetch_failed`) and cancel remain.
  */
-export const NOT_AT_ADMISSION: readonly HumanAction[] = ['repair', 'skip'];
+export const NOT_AT_ADMISSION: readonly HumanAction[] = ['repair', 'skip', 'merge_finished'];
 
 /** `available_actions`: the human actions legal right now, sorted. A linked open chat narrows them to cancel. */
 export function availableActions(view: ActionView): HumanAction[] {
   const atAdmission = view.state === 'blocked' && view.hasWorktree === false;
   const legal = HUMAN_ACTIONS.filter(
-    (a) => actionAllowed(a, view.state) && !(atAdmission && NOT_AT_ADMISSION.includes(a)),
+    (a) =>
+      actionAllowed(a, view.state) &&
+      !view.withheld?.includes(a) &&
+      !(atAdmission && NOT_AT_ADMISSION.includes(a)),
   );
   if (view.chatOpen) return legal.includes('cancel') ? ['cancel'] : [];
   return legal;

@@ -5,6 +5,7 @@
  */
 import type { Db, StepRunRow, TaskRow } from '../store/index.js';
 import { TASK_STATES } from '../task-states.js';
+import { withheldActions } from './lane-merges.js';
 import { jsonOr, type StepDef, type WorkflowOrigin, type WorkflowSnapshot } from './model.js';
 import { availableActions } from './transitions.js';
 
@@ -85,6 +86,7 @@ export function taskView(
     available_actions: availableActions({
       state: task.state,
       chatOpen: chatId !== null,
+      withheld: withheldActions(task, snap?.steps),
       hasWorktree: task.worktree_path !== null,
     }),
     parent_task_id: task.parent_task_id,

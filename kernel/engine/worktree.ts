@@ -25,12 +25,21 @@ import {
   restoreWorktree,
 } from '../git/index.js';
 import type { TaskRow } from '../store/index.js';
+import { isWithin } from '../within.js';
 import type { WorkflowSnapshot } from './model.js';
 import { preparePullBranch } from './pull.js';
 
 export type AdmissionVerdict =
   | { ok: true; worktree: string }
   | { ok: false; reason: string; detail: string };
+
+/**
+ * A worktree path outside this installation's worktrees directory (decision 194), judged on real
+ * paths too: a data directory reached through a link is still ours.
+ */
+export function isForeignWorktree(path: string, worktreesDir: string): boolean {
+  return !isWithin(path, worktreesDir);
+}
 
 export function platformAdmits(
   platforms: string[] | undefined,
@@ -151,25 +160,32 @@ export async function prepareWorktree(
   if (!branch) return { ok: false, reason: 'git_error', detail: 'the task has no branch name' };
   const path = task.worktree_path ?? join(worktreesDir, String(task.id));
   if (task.worktree_path) {
-    if (await isOurWorktree(task.worktree_path, branch))
-      return { ok: true, worktree: task.worktree_path };
+    // A path outside this data directory is another installation's (a database copied or restored
+    // from elsewhere, decision 194): never worked in; the task's own place is under ours.
+    const foreign = isForeignWorktree(task.worktree_path, worktreesDir);
+    const at = foreign ? join(worktreesDir, String(task.id)) : task.worktree_path;
+    if (await isOurWorktree(at, branch)) return { ok: true, worktree: at };
     // Gone from disk but the branch is still there (decision 151): check the branch out again at
     // the same path. Every commit survives; only uncommitted changes went with the directory.
-    if (!existsSync(task.worktree_path)) {
+    if (!existsSync(at)) {
       const facts = await branchFacts(projectPath, [branch]);
       if (facts.get(branch)?.exists) {
         try {
-          await restoreWorktree(projectPath, task.worktree_path, branch);
-          return { ok: true, worktree: task.worktree_path };
+          await restoreWorktree(projectPath, at, branch);
+          return { ok: true, worktree: at };
         } catch (err) {
-          return { ok: false, reason: 'worktree_missing', detail: (err as Error).message };
+          return {
+            ok: false,
+            reason: 'worktree_missing',
+            detail: `worktree ${at} is gone and checking ${branch} out there again failed (${(err as Error).message}); retry once the branch is free`,
+          };
         }
       }
     }
     return {
       ok: false,
       reason: 'worktree_missing',
-      detail: `worktree ${task.worktree_path} is gone or not on ${branch}`,
+      detail: `worktree ${at} is gone or not on ${branch}`,
     };
   }
   try {

@@ -1,8 +1,10 @@
 /**
  * Writing one backup archive (SPEC §4.1 backup rules 1–3, §2.9 backup result, decision 062).
  *
- * The archive is a `.tar.gz` holding `manifest.json`, `svc.db` (a consistent copy), `transcripts/`
- * and `workflows/` (the global workflow files of {config_dir}). The database copy is SQLite's
+ * The archive is a `.tar.gz` holding `manifest.json`, `svc.db` (a consistent copy), `transcripts/`,
+ * `workflows/` (the global workflow files of {config_dir}), `triggers/` (the trigger files, secrets
+ * included, 0600 like the files themselves) and `config.yaml` — everything a restore needs to run
+ * again (decision 195). The database copy is SQLite's
  * online backup on the daemon's own connection: it runs while tasks write, and because every write
  * goes through that same connection SQLite folds each change into the copy, so the copy is one
  * consistent state without stopping the API. The copy is made before the transcripts are read, so
@@ -57,18 +59,28 @@ export interface BackupManifest {
   config_dir: string;
   transcripts_dir: string;
   workflows_dir: string;
+  /** Absent in archives written before triggers and the config file were kept (decision 195). */
+  triggers_dir?: string;
+  config_file?: string;
+  /** The top-level entries the archive holds. */
+  contents?: string[];
 }
 
 export const ARCHIVE_DB = 'svc.db';
 export const ARCHIVE_MANIFEST = 'manifest.json';
 export const ARCHIVE_TRANSCRIPTS = 'transcripts';
 export const ARCHIVE_WORKFLOWS = 'workflows';
+export const ARCHIVE_TRIGGERS = 'triggers';
+export const ARCHIVE_CONFIG = 'config.yaml';
 /** Prefix of the private directories a backup is assembled in. */
 export const STAGE_PREFIX = '.svc-backup-';
 
 export interface ArchiveSources {
   db: Db;
-  paths: Pick<Paths, 'dataDir' | 'configDir' | 'transcriptsDir' | 'workflowsDir'>;
+  paths: Pick<
+    Paths,
+    'dataDir' | 'configDir' | 'transcriptsDir' | 'workflowsDir' | 'triggersDir' | 'configFile'
+  >;
   clock: Clock;
   version: string;
 }
@@ -125,6 +137,17 @@ function snapshotTree(from: string, to: string): number {
   return bytes;
 }
 
+/** Copies one file (owner-only) when it exists; a file that is not there is simply not archived. */
+function copyIfPresent(from: string, to: string): void {
+  try {
+    copyFileSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  chmodSync(to, 0o600);
+}
+
 /**
  * Writes the archive to `target` (absolute, not existing, in an existing directory). The staging
  * directory is created beside `target` so the final link never crosses filesystems.
@@ -136,6 +159,24 @@ export async function writeArchive(src: ArchiveSources, target: string): Promise
     const createdAt = formatNs(src.clock.nowNs());
     const dbCopy = join(stage, ARCHIVE_DB);
     const schema = await copyDatabase(src.db, dbCopy);
+    // The trees are copied into the stage before tar reads them: tar refuses a file that grows
+    // between its stat and its read ("did not encounter expected EOF"), and a running step's
+    // transcript grows all the time. A copy is a fixed snapshot (a reflink where the filesystem
+    // has them, so usually no extra space).
+    const transcriptBytes = snapshotTree(
+      src.paths.transcriptsDir,
+      join(stage, ARCHIVE_TRANSCRIPTS),
+    );
+    snapshotTree(src.paths.workflowsDir, join(stage, ARCHIVE_WORKFLOWS));
+    snapshotTree(src.paths.triggersDir, join(stage, ARCHIVE_TRIGGERS));
+    copyIfPresent(src.paths.configFile, join(stage, ARCHIVE_CONFIG));
+    const held = [
+      ARCHIVE_DB,
+      ARCHIVE_TRANSCRIPTS,
+      ARCHIVE_WORKFLOWS,
+      ARCHIVE_TRIGGERS,
+      ARCHIVE_CONFIG,
+    ].filter((name) => existsSync(join(stage, name)));
     const manifest: BackupManifest = {
       format: 'svc-backup',
       format_version: 1,
@@ -146,23 +187,14 @@ export async function writeArchive(src: ArchiveSources, target: string): Promise
       config_dir: src.paths.configDir,
       transcripts_dir: src.paths.transcriptsDir,
       workflows_dir: src.paths.workflowsDir,
+      triggers_dir: src.paths.triggersDir,
+      config_file: src.paths.configFile,
+      contents: [ARCHIVE_MANIFEST, ...held],
     };
     writeFileSync(join(stage, ARCHIVE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, {
       mode: 0o600,
     });
-
-    // The trees are copied into the stage before tar reads them: tar refuses a file that grows
-    // between its stat and its read ("did not encounter expected EOF"), and a running step's
-    // transcript grows all the time. A copy is a fixed snapshot (a reflink where the filesystem
-    // has them, so usually no extra space).
-    const transcriptBytes = snapshotTree(
-      src.paths.transcriptsDir,
-      join(stage, ARCHIVE_TRANSCRIPTS),
-    );
-    snapshotTree(src.paths.workflowsDir, join(stage, ARCHIVE_WORKFLOWS));
-    const entries = [ARCHIVE_MANIFEST, ARCHIVE_DB, ARCHIVE_TRANSCRIPTS, ARCHIVE_WORKFLOWS].filter(
-      (name) => existsSync(join(stage, name)),
-    );
+    const entries = [ARCHIVE_MANIFEST, ...held];
     const archive = join(stage, 'archive.tar.gz');
     // Loaded on first backup, not at every daemon start (issue 11, cold start).
     const { create: tarCreate } = await import('tar');

@@ -105,7 +105,7 @@ function realish(p: string): string {
 /** Why a directory may not receive backups (it lies in a tree the archive copies); null when fine. */
 export function backupDirProblem(
   dir: string,
-  paths: Pick<Paths, 'transcriptsDir' | 'workflowsDir'>,
+  paths: Pick<Paths, 'transcriptsDir' | 'workflowsDir'> & Partial<Pick<Paths, 'triggersDir'>>,
 ): string | null {
   if (!isAbsolute(dir)) return `backup.dir ${dir} is not an absolute path`;
   const real = realish(dir);
@@ -113,6 +113,9 @@ export function backupDirProblem(
     return `backup.dir ${dir} is inside the transcripts directory ${paths.transcriptsDir}`;
   if (isInside(real, realish(paths.workflowsDir)))
     return `backup.dir ${dir} is inside the workflows directory ${paths.workflowsDir}`;
+  // The archive holds the trigger files too (decision 195): it would archive itself.
+  if (paths.triggersDir && isInside(real, realish(paths.triggersDir)))
+    return `backup.dir ${dir} is inside the triggers directory ${paths.triggersDir}`;
   return null;
 }
 
@@ -272,6 +275,8 @@ export class BackupService {
       );
     if (isInside(real, realish(this.d.paths.workflowsDir)))
       throw refuse(`path must not be inside the workflows directory ${this.d.paths.workflowsDir}`);
+    if (isInside(real, realish(this.d.paths.triggersDir)))
+      throw refuse(`path must not be inside the triggers directory ${this.d.paths.triggersDir}`);
     return path;
   }
 

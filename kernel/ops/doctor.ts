@@ -5,8 +5,8 @@
  *
  * `problems[]` is the daemon's verdict and its set is closed (decision 060): a config file that does
  * not parse, an unresponsive daemon, a failed integrity check, a schema newer than this binary,
- * orphaned worktrees, a task left unreconciled, and a failed scheduled backup not yet followed by a
- * success. Nothing else is ever a problem: not a missing or logged-out agent CLI, not blocked tasks,
+ * orphaned worktrees, a task left unreconciled, a failed scheduled backup not yet followed by a
+ * success, and a task whose worktree lies outside the data directory (decision 194). Nothing else is ever a problem: not a missing or logged-out agent CLI, not blocked tasks,
  * not an overdue backup, not loose permissions (`config_permissions[]` is a warning list).
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { readConfigFile } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
 import type { Db } from '../store/index.js';
 import { TASK_STATES, type TaskState } from '../task-states.js';
+import { isWithin } from '../within.js';
 import type { AgentFacts } from './agent-facts.js';
 import type { BackupStatus } from './backup.js';
 import type { ContainerGroup } from './container-facts.js';
@@ -31,6 +32,8 @@ export const PROBLEM_CODES = [
   'orphaned_worktrees',
   'unreconciled_task',
   'scheduled_backup_failed',
+  // Decision 194: a task row naming a worktree outside this data directory (a copied database).
+  'foreign_worktree',
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
@@ -104,11 +107,19 @@ export interface Unreconciled {
   open_step_runs: number;
 }
 
+/** A task (not archived) whose worktree path lies outside this data directory (decision 194). */
+export interface ForeignWorktree {
+  task_id: number;
+  state: TaskState;
+  worktree_path: string;
+}
+
 export interface TasksGroup {
   known: boolean;
   total: number;
   counts: Record<string, number>;
   unreconciled: Unreconciled[];
+  foreign_worktrees: ForeignWorktree[];
   error?: string;
 }
 
@@ -218,7 +229,7 @@ export function logGroup(file: string): LogGroup {
   }
 }
 
-export function tasksGroup(db: Db): TasksGroup {
+export function tasksGroup(db: Db, worktreesDir: string): TasksGroup {
   const counts: Record<string, number> = Object.fromEntries(TASK_STATES.map((s) => [s, 0]));
   try {
     for (const r of db
@@ -236,14 +247,32 @@ export function tasksGroup(db: Db): TasksGroup {
           GROUP BY t.id ORDER BY t.id`,
       )
       .all(...UNRECONCILED_STATES) as Unreconciled[];
+    // The SQL narrows by spelling; real paths then keep a data directory reached through a link.
+    const foreign_worktrees = (
+      db
+        .prepare(
+          `SELECT id AS task_id, state, worktree_path FROM tasks
+          WHERE worktree_path IS NOT NULL AND state <> 'archived'
+            AND substr(worktree_path, 1, ?) <> ? ORDER BY id`,
+        )
+        .all(worktreesDir.length + 1, `${worktreesDir}/`) as ForeignWorktree[]
+    ).filter((f) => !isWithin(f.worktree_path, worktreesDir));
     return {
       known: true,
       total: Object.values(counts).reduce((a, b) => a + b, 0),
       counts,
       unreconciled,
+      foreign_worktrees,
     };
   } catch (err) {
-    return { known: false, total: 0, counts, unreconciled: [], error: (err as Error).message };
+    return {
+      known: false,
+      total: 0,
+      counts,
+      unreconciled: [],
+      foreign_worktrees: [],
+      error: (err as Error).message,
+    };
   }
 }
 
@@ -324,6 +353,12 @@ export function problemsOf(r: Omit<DoctorReport, 'problems' | 'generated_at'>): 
       group: 'tasks',
       message: `task ${u.task_id} is ${u.state} but holds ${u.open_step_runs} step run${u.open_step_runs === 1 ? '' : 's'} marked running`,
     });
+  for (const f of r.tasks.foreign_worktrees)
+    out.push({
+      code: 'foreign_worktree',
+      group: 'tasks',
+      message: `task ${f.task_id} (${f.state}) names the worktree ${f.worktree_path}, outside ${r.storage.worktrees_dir}: another installation's directory (a database copied from elsewhere?); svc never works there, and cuts the task's own worktree from its branch when it next runs`,
+    });
   if (r.backup.failing)
     out.push({
       code: 'scheduled_backup_failed',
@@ -343,12 +378,13 @@ export async function buildDoctorReport(s: DoctorSources): Promise<DoctorReport>
           integrity_check: 'not_checked',
         };
   const tasks: TasksGroup = s.db
-    ? tasksGroup(s.db)
+    ? tasksGroup(s.db, s.paths.worktreesDir)
     : {
         known: false,
         total: 0,
         counts: Object.fromEntries(TASK_STATES.map((st) => [st, 0])),
         unreconciled: [],
+        foreign_worktrees: [],
       };
   const [agents, storage, container] = await Promise.all([
     s.agents(),

@@ -1,16 +1,22 @@
 /**
- * Restoring a backup archive (SPEC §4.1 backup rule 4, decision 062): client-side, with the daemon
+ * Restoring a backup archive (SPEC §4.1 backup rule 4, decisions 062, 194, 195): client-side, with the daemon
  * down. `svc restore` takes the data directory's daemon lock for the whole operation, so a daemon
  * cannot be running and cannot start half-way through.
  *
  * The archive is unpacked into a private directory inside {data_dir} and checked (manifest, schema
  * no newer than this binary, SQLite's quick check) before anything in place is touched. Existing
- * data is never silently replaced: without `force` a non-empty database, transcripts or workflows
- * directory refuses the restore; with it they are moved aside into `{data_dir}/pre-restore-<stamp>/`.
+ * data is never silently replaced: without `force` a non-empty database, transcripts, workflows or
+ * triggers directory, or a config file the archive also holds, refuses the restore; with it they are
+ * moved aside into `{data_dir}/pre-restore-<stamp>/`. Trigger files and config.yaml come back
+ * owner-only, so an armed trigger, its cursor and its ledger meet again (decision 195).
  * Step runs name their transcript by absolute path, so paths under the archive's old transcripts
  * directory are rewritten to this data directory (a restore into a fresh directory keeps every
- * transcript readable). Worktrees are not in an archive; rows keep their worktree paths, and those
- * that no longer exist are counted (gc reports them as mismatches, SPEC §2.9).
+ * transcript readable). Worktrees are not in an archive. A restore is a copy, never a link to
+ * the original (decision 194): worktree paths under the archive's data directory are rewritten to
+ * this one, so a live task is cut again here from its branch (or blocks `worktree_missing` while
+ * the original still has that branch checked out) and never runs in the other installation's
+ * directories; the pids of step runs left open are cleared, since those processes are the other
+ * installation's and crash recovery must never stop them. Missing worktrees are counted.
  */
 import {
   chmodSync,
@@ -30,9 +36,11 @@ import { acquireDaemonLock } from '../daemon/lock.js';
 import { ensurePrivateDir, type Paths } from '../daemon/paths.js';
 import { NEWEST_MIGRATION, openDatabase } from '../store/index.js';
 import {
+  ARCHIVE_CONFIG,
   ARCHIVE_DB,
   ARCHIVE_MANIFEST,
   ARCHIVE_TRANSCRIPTS,
+  ARCHIVE_TRIGGERS,
   ARCHIVE_WORKFLOWS,
   type BackupManifest,
 } from './archive.js';
@@ -53,8 +61,14 @@ export interface RestoreResult {
   step_runs: number;
   transcript_files: number;
   workflow_files: number;
+  /** Trigger files put back (decision 195; 0 for an archive written before they were kept). */
+  trigger_files: number;
+  /** Whether the archive's config.yaml was put back. */
+  config_file: boolean;
   /** Step runs whose transcript path was moved to this data directory. */
   rewritten_paths: number;
+  /** Task and chat rows whose worktree path was moved to this data directory (decision 194). */
+  rewritten_worktrees: number;
   /** Rows whose worktree directory does not exist here. */
   missing_worktrees: number;
   /** Where existing data was moved (force), or null. */
@@ -151,6 +165,41 @@ function checkCopy(file: string): number {
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/**
+ * Moves every value of `column` (in every table that has it) lying under `from` to the same place
+ * under `to`. Returns how many rows changed.
+ */
+function rewritePrefix(
+  db: ReturnType<typeof openDatabase>,
+  column: string,
+  from: string,
+  to: string,
+): number {
+  const oldPrefix = `${from}/`;
+  const newPrefix = `${to}/`;
+  if (oldPrefix === newPrefix) return 0;
+  const tables = (
+    db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .pluck()
+      .all() as string[]
+  ).filter((t) =>
+    (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(t) as string[]).includes(
+      column,
+    ),
+  );
+  let n = 0;
+  db.transaction(() => {
+    for (const t of tables) {
+      const c = quote(column);
+      n += db
+        .prepare(`UPDATE ${quote(t)} SET ${c} = ? || substr(${c}, ?) WHERE substr(${c}, 1, ?) = ?`)
+        .run(newPrefix, oldPrefix.length + 1, oldPrefix.length, oldPrefix).changes;
+    }
+  })();
+  return n;
+}
+
 export async function restoreBackup(
   archive: string,
   paths: Paths,
@@ -177,6 +226,12 @@ export async function restoreBackup(
       existing.push([paths.dbFile, 'svc.db']);
     if (nonEmptyDir(paths.transcriptsDir)) existing.push([paths.transcriptsDir, 'transcripts']);
     if (nonEmptyDir(paths.workflowsDir)) existing.push([paths.workflowsDir, 'workflows']);
+    // Trigger files and the config file are replaced only when the archive holds them.
+    const hasTriggers = existsSync(join(stage, ARCHIVE_TRIGGERS));
+    const hasConfig = existsSync(join(stage, ARCHIVE_CONFIG));
+    if (hasTriggers && nonEmptyDir(paths.triggersDir))
+      existing.push([paths.triggersDir, 'triggers']);
+    if (hasConfig && existsSync(paths.configFile)) existing.push([paths.configFile, 'config.yaml']);
     let displaced: string | null = null;
     if (existing.length > 0) {
       if (!opts.force)
@@ -213,36 +268,36 @@ export async function restoreBackup(
       rmSync(paths.workflowsDir, { recursive: true, force: true });
       move(join(stage, ARCHIVE_WORKFLOWS), paths.workflowsDir);
     }
+    if (hasTriggers) {
+      ensurePrivateDir(paths.configDir);
+      rmSync(paths.triggersDir, { recursive: true, force: true });
+      move(join(stage, ARCHIVE_TRIGGERS), paths.triggersDir);
+      tighten(paths.triggersDir);
+    }
+    if (hasConfig) {
+      ensurePrivateDir(paths.configDir);
+      move(join(stage, ARCHIVE_CONFIG), paths.configFile);
+      tighten(paths.configFile);
+    }
 
     const db = openDatabase(paths.dbFile);
     try {
-      let rewritten = 0;
-      const oldPrefix = `${manifest.transcripts_dir}/`;
-      const newPrefix = `${paths.transcriptsDir}/`;
-      if (oldPrefix !== newPrefix) {
-        const tables = (
-          db
-            .prepare(
-              "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
-            )
-            .pluck()
-            .all() as string[]
-        ).filter((t) =>
-          (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(t) as string[]).includes(
-            'transcript_path',
-          ),
-        );
-        db.transaction(() => {
-          for (const t of tables) {
-            rewritten += db
-              .prepare(
-                `UPDATE ${quote(t)} SET transcript_path = ? || substr(transcript_path, ?)
-                  WHERE substr(transcript_path, 1, ?) = ?`,
-              )
-              .run(newPrefix, oldPrefix.length + 1, oldPrefix.length, oldPrefix).changes;
-          }
-        })();
-      }
+      const rewritten = rewritePrefix(
+        db,
+        'transcript_path',
+        manifest.transcripts_dir,
+        paths.transcriptsDir,
+      );
+      const rewrittenWorktrees = rewritePrefix(
+        db,
+        'worktree_path',
+        join(manifest.data_dir, 'worktrees'),
+        paths.worktreesDir,
+      );
+      // Processes of runs left open belong to the installation the backup was taken from.
+      db.prepare(
+        "UPDATE step_runs SET pid = NULL, proc_started_at = NULL WHERE state = 'running'",
+      ).run();
       const worktrees = db
         .prepare('SELECT worktree_path FROM tasks WHERE worktree_path IS NOT NULL')
         .pluck()
@@ -256,7 +311,10 @@ export async function restoreBackup(
         step_runs: db.prepare('SELECT COUNT(*) FROM step_runs').pluck().get() as number,
         transcript_files: countFiles(paths.transcriptsDir),
         workflow_files: countFiles(paths.workflowsDir),
+        trigger_files: hasTriggers ? countFiles(paths.triggersDir) : 0,
+        config_file: hasConfig,
         rewritten_paths: rewritten,
+        rewritten_worktrees: rewrittenWorktrees,
         missing_worktrees: worktrees.filter((p) => !existsSync(p)).length,
         displaced,
       };

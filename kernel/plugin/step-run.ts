@@ -281,6 +281,12 @@ export interface LaneSpec {
   model?: string;
   effort?: string;
   priority?: number;
+  /**
+   * The item a `lane:` template expanded this lane for: the lane's own steps see it as
+   * `.Loop.Item` / `.Item` (with `.Loop.Iteration` and `.Loop.Total`) outside any loop of their
+   * own (decision 197). Absent for a `lanes:` entry.
+   */
+  item?: { value: string; iteration: number; total: number };
 }
 
 export interface LaneView {

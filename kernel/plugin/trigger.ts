@@ -115,8 +115,17 @@ export type PollResult =
       events: TriggerEvent[];
       /** The watermark to pass to the next poll; null keeps the previous one. */
       cursor: string | null;
-      /** Events past `maxEvents`, dropped. */
+      /**
+       * Events past `maxEvents`. Those the returned cursor leaves for the next poll come again;
+       * the rest must be listed in `dropped`.
+       */
       truncated: number;
+      /**
+       * Events past `maxEvents` that the next poll will not show again (the cursor moved past
+       * them). The kernel records each in the ledger, with outcome `truncated` (or `seeded` on a
+       * seeding poll), so no event goes unaccounted (decision 196). Absent means none.
+       */
+      dropped?: TriggerEvent[];
       /** Output the source could not read as events (a command's non-event lines). */
       refused: number;
     }

@@ -55,6 +55,12 @@ export interface TaskRow {
   mcp_origin_task_id: number | null;
   /** Links from the origin down to this task through MCP creation; 0 off the chain. */
   mcp_depth: number;
+  /** On a lane: `merged` once the parent's branch holds it, `left_out` when a human went on without it (migration 0011). */
+  lane_merge: 'merged' | 'left_out' | null;
+  /** Why a lane was left out (`aborted`, `conflict`, `unfinished`, `skipped`, …). */
+  lane_merge_note: string | null;
+  /** On a parent: a `merge_finished` waiting for the runner's next join (decision 192). */
+  join_request: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -131,6 +137,9 @@ export function newTask(
     created_by_task_id: null,
     mcp_origin_task_id: null,
     mcp_depth: 0,
+    lane_merge: null,
+    lane_merge_note: null,
+    join_request: null,
     updated_at: t.created_at,
     started_at: null,
     finished_at: null,

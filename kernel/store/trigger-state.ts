@@ -10,6 +10,10 @@ export interface TriggerStateRow {
   ok: number | null;
   error: string | null;
   last_fire_at: string | null;
+  /** Events past the per-poll cap at the last poll (migration 0011, decision 196). */
+  held_back: number;
+  /** Of those, the ones recorded in the ledger as `truncated` (the source moved past them). */
+  truncated: number;
 }
 
 export class TriggerStateTable {

@@ -360,6 +360,21 @@ export class TriggerService {
       return;
     }
     for (const event of result.events) await this.deliverNow(def, event, seeding);
+    // Past the cap (decision 196): what the cursor leaves for the next poll comes again; what it
+    // moved past is recorded, `seeded` when this poll seeds (it predates arming), else `truncated`.
+    const dropped = result.dropped ?? [];
+    if (seeding) for (const event of dropped) await this.deliverNow(def, event, true);
+    else if (dropped.length > 0) this.recordTruncated(def, dropped);
+    if (result.truncated > 0)
+      this.d.logger.warn(
+        {
+          trigger: def.id,
+          held_back: result.truncated,
+          truncated: seeding ? 0 : dropped.length,
+          cap: MAX_EVENTS_PER_POLL,
+        },
+        'trigger poll held events back past the per-poll cap',
+      );
     this.state.upsert(def.id, {
       cursor: result.cursor ?? cursor,
       seeded: 1,
@@ -367,6 +382,29 @@ export class TriggerService {
       last_poll_at: now,
       ok: 1,
       error: null,
+      held_back: result.truncated,
+      truncated: seeding ? 0 : dropped.length,
+    });
+  }
+
+  /** Ledger rows for events past the cap that no later poll will show (outcome `truncated`). */
+  private recordTruncated(def: TriggerDefinition, events: TriggerEvent[]): void {
+    const detail = JSON.stringify({
+      message: `past the ${MAX_EVENTS_PER_POLL}-event cap of one poll, and the source's cursor moved past it: not judged and never acted on`,
+    });
+    this.d.store.tx(() => {
+      for (const event of events)
+        this.deliveries.insert({
+          trigger_id: def.id,
+          event_id: eventIdOf(event),
+          dedupe_key: null,
+          concurrency_key: null,
+          outcome: 'truncated',
+          task_id: null,
+          superseded_task_id: null,
+          detail,
+          created_at: formatNs(this.d.clock.nowNs()),
+        });
     });
   }
 

@@ -16,6 +16,10 @@ export interface PollHealth {
   ok: boolean | null;
   error: string | null;
   last_fire_at: string | null;
+  /** Events past the 20-event cap at the last poll (decision 196). */
+  held_back: number;
+  /** Of those, the ones the ledger recorded `truncated` (the rest come again at the next poll). */
+  truncated: number;
 }
 
 export interface TriggerRow {
@@ -49,6 +53,8 @@ export function pollHealth(state: TriggerStateRow | undefined): PollHealth {
     ok: state?.ok === null || state?.ok === undefined ? null : state.ok === 1,
     error: state?.error ?? null,
     last_fire_at: state?.last_fire_at ?? null,
+    held_back: state?.held_back ?? 0,
+    truncated: state?.truncated ?? 0,
   };
 }
 

@@ -93,6 +93,10 @@ steps:
 
       {{.Task.Description}}
       {{- end}}
+      {{- if .Task.Prompt}}
+
+      {{.Task.Prompt}}
+      {{- end}}
 `;
 
 const CREATE_WORKFLOW = `# Built in: an agent writes a new workflow file into the project.

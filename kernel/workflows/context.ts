@@ -9,6 +9,8 @@ export interface TaskContext {
   ID: number;
   Title: string;
   Description: string;
+  /** The create body's `prompt` (SPEC §4.4), empty when none was given (decision 198). */
+  Prompt: string;
   /** Task fields, declared or not (SPEC §2.1: an open map of strings). */
   Fields: Record<string, string>;
   BaseBranch: string;

@@ -35,7 +35,10 @@ export interface TemplateVariable {
 }
 
 const BODY_VARIABLES: TemplateVariable[] = [
-  { name: '.Task', description: 'ID, Title, Description, Fields (map), BaseBranch, BranchName' },
+  {
+    name: '.Task',
+    description: 'ID, Title, Description, Prompt, Fields (map), BaseBranch, BranchName',
+  },
   { name: '.Project', description: 'ID, Name, Path (repository root), DefaultBranch' },
   { name: '.Workflow', description: 'Name, Description' },
   { name: '.Step', description: 'ID, Name, Index, Attempt (1-based)' },

@@ -17,7 +17,7 @@ import {
   windowAround,
 } from '../cells.js';
 import { laneCounts } from '../grouping.js';
-import type { TaskDetail } from '../model.js';
+import type { ChildrenRollup, TaskDetail } from '../model.js';
 import { selectedTask, type TuiState } from '../state.js';
 import { GateStat, gateStatLines } from './GateStat.js';
 import { TONE_COLOR } from './theme.js';
@@ -33,6 +33,13 @@ function pendingLines(d: TaskDetail): string[] {
     `the agent asks: ${q.text}`,
     ...(q.options ?? []).map((o, i) => `   ${i + 1}. ${o}`),
   ]);
+}
+
+/** The lanes rollup as `svc task show` words it: settled, then merged and not (decision 191). */
+function childrenCell(c: ChildrenRollup): string {
+  const merged =
+    c.merged !== undefined ? `, ${c.merged} merged, ${c.unmerged ?? 0} not merged` : '';
+  return `lanes ${c.settled}/${c.total} settled${merged}`;
 }
 
 export function Detail({
@@ -56,13 +63,17 @@ export function Detail({
     `cost ${costCell(t.cost_usd)}`,
     durationCell(t, now),
     loopCell(t.loop),
-    d.children ? `lanes ${d.children.settled}/${d.children.total} settled` : lanesCell(lanes),
+    d.children ? childrenCell(d.children) : lanesCell(lanes),
   ].filter(Boolean);
   const head: string[] = [
     `project ${t.project_name ?? t.project_id} · workflow ${t.workflow}${t.branch_name ? ` · branch ${t.branch_name}` : ''}`,
     progress.join(' · '),
   ];
   const why = t.state === 'blocked' && d.block_detail ? [`why: ${d.block_detail}`] : [];
+  // A lane a human chose to go on without: its work is only on its branch (decision 191).
+  const leftOut = (d.children?.left_out ?? []).map(
+    (l) => `left out: lane ${l.lane_id} (task ${l.task_id}, ${l.reason}): branch ${l.branch}`,
+  );
   // A long timeline keeps the current step (the `>` row) in view and leaves room for output.
   const steps = d.steps
     ? windowAround(
@@ -73,7 +84,8 @@ export function Detail({
     : [];
   const asks = pendingLines(d);
   const stat = gateStatLines(state, t.id, width);
-  const used = 3 + head.length + why.length + asks.length + stat.length + steps.length + 2;
+  const used =
+    3 + head.length + why.length + leftOut.length + asks.length + stat.length + steps.length + 2;
   const room = Math.max(3, height - used);
   const output = state.output.slice(-room);
   return (
@@ -106,6 +118,11 @@ export function Detail({
       ) : null}
       {why.map((line) => (
         <Text key={line} color="red" wrap="truncate">
+          {line}
+        </Text>
+      ))}
+      {leftOut.map((line) => (
+        <Text key={line} color="yellow" wrap="truncate">
           {line}
         </Text>
       ))}

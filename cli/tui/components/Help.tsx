@@ -10,6 +10,8 @@ const OPERATION_HELP: Record<TuiOperation, string> = {
   retry: 'retry a blocked task; override the step’s prompt or command, or the branch',
   repair: 'run a repair agent on a blocked task with your prompt',
   skip: 'skip the step the task is gated or blocked at',
+  merge_finished:
+    'at a fan-out join: merge the lanes that finished, leave the rest out (asks first)',
   pause: 'pause (a running task holds at the next step boundary)',
   resume: 'resume a paused task',
   cancel: 'cancel the task (asks first)',

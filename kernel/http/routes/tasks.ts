@@ -92,9 +92,14 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
   act('cancel', (id) => s.engine.actions.cancel(id));
   act('pause', (id) => s.engine.actions.pause(id));
   act('resume', (id) => s.engine.actions.resume(id));
-  act('skip', (id) => s.engine.actions.skip(id));
   act('approve', (id) => s.engine.actions.approve(id));
   act('reject', (id) => s.engine.actions.reject(id));
+  act('merge_finished', (id) => s.engine.actions.mergeFinished(id));
+
+  app.post<IdParams>('/v1/tasks/:id/skip', async (req) => {
+    const r = await s.engine.actions.skip(parseId(req.params.id, 'task'));
+    return { ...s.engine.view(r.task), warnings: r.warnings };
+  });
 
   app.post<IdParams>('/v1/tasks/:id/retry', large, async (req) => {
     const id = parseId(req.params.id, 'task');

@@ -49,7 +49,7 @@ function taskExists(s: Services, ids: ToolIds): void {
 
 /** A no-body human action: answers the task as it is afterwards. */
 function action(
-  name: 'cancel' | 'pause' | 'resume' | 'skip' | 'approve' | 'reject',
+  name: 'cancel' | 'pause' | 'resume' | 'approve' | 'reject' | 'merge_finished',
   description: string,
 ): McpTool {
   return defineTool({
@@ -59,7 +59,8 @@ function action(
     readOnly: false,
     ids: [TASK],
     run: ({ s }: ToolContext, _input, ids) => {
-      const fn: (id: number) => TaskRow = (id) => s.engine.actions[name](id);
+      const fn: (id: number) => TaskRow = (id) =>
+        name === 'merge_finished' ? s.engine.actions.mergeFinished(id) : s.engine.actions[name](id);
       return s.engine.view(fn(taskId(ids)));
     },
   });
@@ -152,9 +153,24 @@ export const taskTools: McpTool[] = [
   action('cancel', 'Cancel a task: stops its running step and aborts it.'),
   action('pause', 'Pause a task: a queued task is held; a running task stops after its step.'),
   action('resume', 'Resume a paused task.'),
-  action('skip', 'Skip the step a blocked task stopped at and go on with the next.'),
+  defineTool({
+    name: 'tasks_skip',
+    description:
+      'Skip the step a blocked or gated task stopped at and go on with the next. Refused while its worktree is mid-merge; at a fan-out join, `warnings[]` names each lane left out and the branch its work stays on.',
+    route: 'POST /v1/tasks/:id/skip',
+    readOnly: false,
+    ids: [TASK],
+    run: async ({ s }, _input, ids) => {
+      const r = await s.engine.actions.skip(taskId(ids));
+      return { ...s.engine.view(r.task), warnings: r.warnings };
+    },
+  }),
   action('approve', 'Approve the manual gate a task waits at.'),
   action('reject', 'Reject the manual gate a task waits at.'),
+  action(
+    'merge_finished',
+    'At a fan-out join (parked for its lanes, or blocked lane_failed or merge_conflict): cancel the lanes still working, merge every lane that finished, record the rest as left out with their branches, and go on.',
+  ),
   defineTool({
     name: 'tasks_retry',
     description:

@@ -14,6 +14,7 @@ import m0006 from './0006_mcp.js';
 import m0007 from './0007_chats.js';
 import m0008 from './0008_worktree_cut.js';
 import m0009 from './0009_step_heads.js';
+import m0011 from './0011_lanes_and_held_events.js';
 import m0015 from './0015_task_list.js';
 
 export interface Migration {
@@ -32,6 +33,7 @@ export const migrations: Migration[] = [
   m0007,
   m0008,
   m0009,
+  m0011,
   m0015,
 ];
 

@@ -34,6 +34,8 @@ function laneSpec(
   for (const k of ['agent', 'model', 'effort'] as const)
     if (typeof lane[k] === 'string') spec[k] = lane[k] as string;
   if (typeof lane.priority === 'number') spec.priority = lane.priority;
+  if (at?.item !== undefined && at.item !== null)
+    spec.item = { value: at.item, iteration: at.iteration, total: at.total ?? 0 };
   return spec;
 }
 

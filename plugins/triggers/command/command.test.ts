@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeTriggerSource } from '../../../test/support/describe-trigger-source.js';
 import plugin, { commandSource } from './index.js';
-import { nextCursor, parseCommandOutput } from './parse.js';
+import { droppedEvents, nextCursor, parseCommandOutput } from './parse.js';
 
 const lines = (...v: unknown[]) =>
   v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join('\n');
@@ -119,5 +119,14 @@ describe('reading command output', () => {
     expect(nextCursor(out, true)).toBe('5');
     const untruncated = parseCommandOutput(lines({ id: 'a', cursor: 'x' }, { cursor: 'w' }), 20);
     expect(nextCursor(untruncated, false)).toBe('w');
+  });
+
+  it('names the events past the cap the next poll will not show again (decision 196)', () => {
+    const resumable = parseCommandOutput(lines({ id: 'a', cursor: '1' }, { id: 'b' }), 1);
+    expect(droppedEvents(resumable, false)).toEqual([]);
+    const watermarked = parseCommandOutput(lines({ id: 'a' }, { id: 'b' }, { id: 'c' }), 1);
+    expect(droppedEvents(watermarked, false)).toEqual([{ id: 'b' }, { id: 'c' }]);
+    // A seeding poll resumes from nothing: every event past the cap is handed over to be seeded.
+    expect(droppedEvents(resumable, true)).toEqual([{ id: 'b' }]);
   });
 });

@@ -14,7 +14,7 @@ import {
   durationMs,
   type TriggerFieldRow,
 } from '../../../kernel/plugin/index.js';
-import { nextCursor, parseCommandOutput } from './parse.js';
+import { droppedEvents, nextCursor, parseCommandOutput } from './parse.js';
 
 export const CommandSourceSchema = z.strictObject({
   type: z.literal('command'),
@@ -78,12 +78,14 @@ export const commandSource = defineTriggerSource<CommandSource>({
         error: `${program} exited ${r.code ?? 'on a signal'}${r.stderr.trim() ? `: ${tail(r.stderr)}` : ''}`,
       };
     const parsed = parseCommandOutput(r.stdout, ctx.maxEvents);
+    const dropped = droppedEvents(parsed, seeding);
     return {
       ok: true,
       events: parsed.events,
       cursor: nextCursor(parsed, seeding),
       truncated: parsed.truncated,
       refused: parsed.refused,
+      ...(dropped.length > 0 ? { dropped } : {}),
     };
   },
 });

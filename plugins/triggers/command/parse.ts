@@ -12,6 +12,8 @@ export interface ParsedOutput {
   watermark: string | null;
   truncated: number;
   refused: number;
+  /** The events past `max`, in order (present only when there are some). */
+  overflow?: TriggerEvent[];
 }
 
 export function parseCommandOutput(stdout: string, max: number): ParsedOutput {
@@ -48,6 +50,8 @@ export function parseCommandOutput(stdout: string, max: number): ParsedOutput {
     }
     if (out.events.length >= max) {
       out.truncated++;
+      out.overflow ??= [];
+      out.overflow.push({ ...obj, id: String(id) });
       continue;
     }
     out.events.push({ ...obj, id: String(id) });
@@ -61,9 +65,20 @@ export function parseCommandOutput(stdout: string, max: number): ParsedOutput {
  * when it carries one, so the dropped events come again next time; otherwise the watermark.
  */
 export function nextCursor(parsed: ParsedOutput, seeding: boolean): string | null {
-  if (!seeding && parsed.truncated > 0) {
-    const last = parsed.events.at(-1)?.cursor;
-    if (typeof last === 'string' || typeof last === 'number') return String(last);
-  }
+  if (resumesAfterCap(parsed, seeding)) return String(parsed.events.at(-1)?.cursor);
   return parsed.watermark;
+}
+
+/** Whether the next poll shows the events past the cap again: a live poll whose last kept event carries a cursor. */
+function resumesAfterCap(parsed: ParsedOutput, seeding: boolean): boolean {
+  const last = parsed.events.at(-1)?.cursor;
+  return !seeding && parsed.truncated > 0 && (typeof last === 'string' || typeof last === 'number');
+}
+
+/**
+ * The events past the cap the next poll will not show again (decision 196): all of them, unless
+ * the poll resumes from the last kept event's cursor. The kernel records them in the ledger.
+ */
+export function droppedEvents(parsed: ParsedOutput, seeding: boolean): TriggerEvent[] {
+  return resumesAfterCap(parsed, seeding) ? [] : (parsed.overflow ?? []);
 }

@@ -359,6 +359,10 @@ describe('fan_out', () => {
       blocked: [],
       awaiting_gate: [],
       cost_usd: null,
+      // Both lanes' work reached the branch, and none was left out (decision 191).
+      merged: 2,
+      unmerged: 0,
+      left_out: [],
     });
     expect((await t.json<TaskJson[]>('GET', '/v1/tasks')).map((r) => r.id)).toEqual([task.id]);
     const parked = t.kernel.services.events
@@ -430,7 +434,7 @@ steps:
       return l.length === 2 && l[1]?.state === 'blocked' && l[0]?.state === 'running' ? l : null;
     }, 15_000);
     const detail = await getTask(t, task.id);
-    expect(detail.available_actions).toEqual(['cancel', 'retry']);
+    expect(detail.available_actions).toEqual(['cancel', 'merge_finished', 'retry']);
     expect(detail.children).toMatchObject({ total: 2, settled: 0, blocked: [lanes[1]?.id] });
     writeFileSync(join(marks, 'ok'), '');
     const retried = await act(t, task.id, 'retry', {});

@@ -36,6 +36,7 @@ const TOOLS = [
   'tasks_diff',
   'tasks_follow_up',
   'tasks_list',
+  'tasks_merge_finished',
   'tasks_pause',
   'tasks_reject',
   'tasks_repair',

@@ -29,6 +29,8 @@ const SPEC_ROWS: Record<string, string[]> = {
   answer: ['awaiting_input'],
   archive: ['done', 'aborted'],
   follow_up: ['done', 'aborted'],
+  // Not a SPEC §3.2 row: "merge what finished" at a fan-out join (decision 192).
+  merge_finished: ['awaiting_children', 'blocked'],
 };
 
 describe('transition table', () => {
@@ -54,12 +56,30 @@ describe('transition table', () => {
     }
     expect(availableActions({ state: 'blocked', chatOpen: false })).toEqual([
       'cancel',
+      'merge_finished',
       'repair',
       'retry',
       'skip',
     ]);
     expect(availableActions({ state: 'done', chatOpen: false })).toEqual(['archive', 'follow_up']);
     expect(availableActions({ state: 'archived', chatOpen: false })).toEqual([]);
+  });
+
+  it('leaves out what the task’s situation refuses now (decisions 190, 192)', () => {
+    // A blocked command step: no fan-out join for merge_finished.
+    expect(
+      availableActions({ state: 'blocked', chatOpen: false, withheld: ['merge_finished'] }),
+    ).toEqual(['cancel', 'repair', 'retry', 'skip']);
+    // A fan-out join blocked mid-merge: skip would run the next step over the conflict.
+    expect(availableActions({ state: 'blocked', chatOpen: false, withheld: ['skip'] })).toEqual([
+      'cancel',
+      'merge_finished',
+      'repair',
+      'retry',
+    ]);
+    expect(availableActions({ state: 'awaiting_children', chatOpen: false, withheld: [] })).toEqual(
+      ['cancel', 'merge_finished', 'retry'],
+    );
   });
 
   it('narrows to cancel while a linked chat is open (SPEC §2.1)', () => {
@@ -74,12 +94,15 @@ describe('transition table', () => {
       'cancel',
       'retry',
     ]);
-    expect(availableActions({ state: 'blocked', chatOpen: false, hasWorktree: true })).toEqual([
-      'cancel',
-      'repair',
-      'retry',
-      'skip',
-    ]);
+    // With its worktree, as the view asks for a task at no fan-out join (decision 192).
+    expect(
+      availableActions({
+        state: 'blocked',
+        chatOpen: false,
+        hasWorktree: true,
+        withheld: ['merge_finished'],
+      }),
+    ).toEqual(['cancel', 'repair', 'retry', 'skip']);
     // Only a blocked task is narrowed: a gate's skip does not need the worktree.
     expect(
       availableActions({ state: 'awaiting_gate', chatOpen: false, hasWorktree: false }),

@@ -100,6 +100,7 @@ const context: TemplateContext = {
     ID: 7,
     Title: 'Add dark mode',
     Description: 'Users asked for it.',
+    Prompt: 'Keep the contrast ratio above 4.5.',
     Fields: { workflow_name: 'review' },
     BaseBranch: 'main',
     BranchName: 'svc/7-add-dark-mode',
@@ -130,6 +131,20 @@ describe('template context', () => {
         if (b.name !== 'adhoc') expect(text).toContain('{{.Task.Title}}');
       }
     }
+  });
+
+  it('gives adhoc’s agent the title, the description and the prompt (decision 198)', async () => {
+    const adhoc = BUILTIN_WORKFLOWS.find((b) => b.name === 'adhoc');
+    const def = validateWorkflowText(adhoc?.text ?? '', await options()).definition;
+    const text = renderTemplate(def?.steps[0]?.prompt as string, context);
+    expect(text).toContain(
+      'Task: Add dark mode\n\nUsers asked for it.\n\nKeep the contrast ratio above 4.5.',
+    );
+    const none = renderTemplate(def?.steps[0]?.prompt as string, {
+      ...context,
+      Task: { ...context.Task, Prompt: '' },
+    });
+    expect(none.trimEnd().endsWith('Users asked for it.')).toBe(true);
   });
 
   it('makes a missing field a render error, and index of one empty', () => {
