@@ -35,8 +35,11 @@ interface Extra {
 
 type ListedRow = TaskRow & Extra;
 
-/** Columns the list never reads: the snapshot is the bulk of a row; its outline is read instead. */
-const UNREAD = new Set(['workflow_snapshot', 'steps_outline']);
+/**
+ * Columns the list never reads: the snapshot is the bulk of a row (its outline is read instead),
+ * and a row leaves out the task's prompt (up to 1 MiB; the detail carries it).
+ */
+const UNREAD = new Set(['workflow_snapshot', 'steps_outline', 'prompt']);
 
 /** What the statement selects after the task's columns, in order. */
 const EXTRA: Array<keyof Extra> = [

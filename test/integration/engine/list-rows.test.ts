@@ -187,7 +187,8 @@ async function seed(t: TestApp) {
   return { a: a.project.id, b: b.project.id, loop, ids };
 }
 
-const DETAIL_ONLY = ['workflow_steps', 'steps', 'children'];
+// The prompt is the detail's alone: up to 1 MiB a task, a list row leaves it out (issue 18).
+const DETAIL_ONLY = ['workflow_steps', 'steps', 'children', 'prompt'];
 
 async function expectRowsAreDetails(t: TestApp, rows: Row[]) {
   for (const row of rows) {
