@@ -19,6 +19,7 @@ import type { Clock } from './clock/index.js';
 import type { ConfigService } from './config/index.js';
 import type { Paths } from './daemon/paths.js';
 import type { DaemonState } from './daemon/state.js';
+import type { DiskGuard } from './disk/index.js';
 import type { Engine } from './engine/index.js';
 import { EventLog } from './events/index.js';
 import { ForgeReconciler, ForgeService } from './forge/index.js';
@@ -77,6 +78,8 @@ export interface Services {
   logger: Logger;
   config: ConfigService;
   store: Store;
+  /** The data disk's guard: disk-full mode and the reserve (decision 180). */
+  disk: DiskGuard;
   events: EventLog;
   registry: Registry;
   streams: StreamSet;
@@ -107,6 +110,7 @@ export interface ContainerSeed {
   logger: Logger;
   config: ConfigService;
   store: Store;
+  disk: DiskGuard;
   registry: Registry;
   daemon: DaemonState;
   heartbeatMs: number;
@@ -125,6 +129,7 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
     logger: asValue(seed.logger),
     config: asValue(seed.config),
     store: asValue(seed.store),
+    disk: asValue(seed.disk),
     registry: asValue(seed.registry),
     daemon: asValue(seed.daemon),
     heartbeatMs: asValue(seed.heartbeatMs),
@@ -230,6 +235,7 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
           reclaimer: c.reclaimer,
           backups: c.backups,
           queue: c.opsQueue,
+          disk: c.disk,
         }),
     ).singleton(),
     // Given the cradle itself: tools reach every service lazily, the engine included.

@@ -78,6 +78,11 @@ export const errorCodes = {
     summary: 'An unexpected fault; the message never carries internals (decision 003).',
   },
   unavailable: { status: 503, summary: 'The daemon is shutting down and takes no new work.' },
+  disk_full: {
+    status: 507,
+    summary:
+      'The data disk (or a backup destination) has no room; nothing was written (decision 180).',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof errorCodes;

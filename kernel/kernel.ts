@@ -3,7 +3,8 @@
  * the HTTP app — everything but listening, so tests get the real app through `inject` and
  * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type AwilixContainer, asValue } from 'awilix/browser';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -11,9 +12,11 @@ import { agentPort } from './agents/index.js';
 import { type Clock, SystemClock } from './clock/index.js';
 import { ConfigService } from './config/index.js';
 import { buildContainer, type Services } from './container.js';
+import { tightenModes } from './daemon/modes.js';
 import { ensurePrivateDir, type Paths } from './daemon/paths.js';
 import { DaemonState } from './daemon/state.js';
 import { loadOrCreateToken } from './daemon/token.js';
+import { DiskGuard } from './disk/index.js';
 import {
   type AgentPort,
   branchTemplateProblem,
@@ -74,12 +77,31 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   const clock = opts.clock ?? new SystemClock();
   ensurePrivateDir(paths.dataDir);
   ensurePrivateDir(paths.configDir);
+  // Whatever a copy, a restore or a umask loosened under either directory (decision 184).
+  const tightened = tightenModes(paths);
+  if (tightened.length > 0)
+    logger.warn(
+      {
+        count: tightened.length,
+        paths: tightened.slice(0, 20).map((e) => `${e.path} 0${e.mode.toString(8)}`),
+      },
+      'tightened loose modes under the data and config directories',
+    );
   const token = loadOrCreateToken(paths.tokenFile);
+  // Before anything writes: a disk with no room starts the daemon in disk-full mode (decision 180).
+  const disk = new DiskGuard({
+    dir: paths.dataDir,
+    file: join(paths.dataDir, 'disk-reserve'),
+    clock,
+    logger,
+  });
+  disk.start();
 
   const config = new ConfigService({
     configDir: paths.configDir,
     configFile: paths.configFile,
     logger,
+    firstStart: !existsSync(paths.dbFile),
   });
   const initial = config.start();
   logger.level = initial.log_level;
@@ -103,6 +125,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     logger,
     config,
     store,
+    disk,
     registry,
     daemon,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
@@ -117,6 +140,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     engine: asValue(
       new Engine({
         store,
+        disk,
         events: services.events,
         clock,
         config,
@@ -154,6 +178,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     token,
     logger,
     scopedAuth: [services.mcp.stepAuth],
+    onDiskFull: (err) => disk.noteRefusal(err),
     sessionAuth: services.uiAuth,
     routes: (a) => {
       for (const mod of [...routeModules, mcpRoutes, ...(opts.extraRoutes ?? [])]) mod(a, services);
@@ -264,6 +289,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       await app.close();
       await config.close();
       store.close();
+      disk.stop();
     },
   };
 }

@@ -4,6 +4,7 @@
  * and workflow files so every refusal reads the same.
  */
 import type { z } from 'zod';
+import { clipText } from './echo.js';
 
 export interface Finding {
   path: string;
@@ -27,7 +28,8 @@ function issueFindings(issue: z.core.$ZodIssue, base: ReadonlyArray<PropertyKey>
   const path = [...base, ...issue.path];
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => {
-      const full = formatPath([...path, key]);
+      // A key is the client's text: quoted back at most 200 bytes of it (decision 189).
+      const full = clipText(formatPath([...path, key]));
       return { path: full, message: `unknown key "${full}"` };
     });
   }
@@ -41,7 +43,7 @@ function issueFindings(issue: z.core.$ZodIssue, base: ReadonlyArray<PropertyKey>
     if (best && best.length > 0 && best.some((f) => f.path.length > formatPath(path).length))
       return best;
   }
-  const where = formatPath(path);
+  const where = clipText(formatPath(path));
   const message =
     issue.message.startsWith(where) || where === '' ? issue.message : `${where}: ${issue.message}`;
   return [{ path: where, message }];

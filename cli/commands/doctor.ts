@@ -74,6 +74,15 @@ export function renderDoctor(r: DoctorReport): string[] {
   );
   if (s.disk_free_bytes !== null && s.disk_total_bytes !== null)
     more(`disk ${formatBytes(s.disk_free_bytes)} free of ${formatBytes(s.disk_total_bytes)}`);
+  const full = s.disk_full_mode;
+  if (full?.full)
+    more(
+      `warning: the data disk is full (${full.code ?? 'ENOSPC'} since ${full.since}): queued tasks wait and writes answer disk_full until there is room; free space and admission resumes by itself`,
+    );
+  else if (full?.ended_full)
+    more(
+      'the daemon last stopped with its data disk full; the tasks it interrupted were blocked disk_full (retry them)',
+    );
   if (!s.orphans_known) more('orphans: unknown (no database to judge claims)');
   for (const o of s.orphans)
     more(

@@ -1,6 +1,7 @@
 /** Request bodies and queries of the chat routes (SPEC §4.5). zod is the single source of truth. */
 import { z } from 'zod';
 import { BOUNDS, boundedString } from '../http/fields.js';
+import { branchField } from '../http/ref-fields.js';
 
 export const CHAT_STATES = [
   'idle',
@@ -31,7 +32,7 @@ export const CreateChatSchema = z
       'title must not be blank',
     ),
     existing_branch: z.boolean().optional(),
-    branch_name: boundedString('branch_name', BOUNDS.branch).optional(),
+    branch_name: branchField('branch_name').optional(),
     ...agentFields,
   })
   // SPEC §4.5: branch_name only with existing_branch: true, and either without the other is 400.

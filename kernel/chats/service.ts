@@ -47,7 +47,7 @@ import type {
   InputWait,
   UsageTotals,
 } from '../plugin/index.js';
-import { resolveEnvironment, TranscriptWriter } from '../proc/index.js';
+import { killMarked, procMarkPrefix, resolveEnvironment, TranscriptWriter } from '../proc/index.js';
 import type { Project, ProjectService } from '../projects/index.js';
 import { StepRunsTable, type Store, type TaskRow } from '../store/index.js';
 import { taskContext } from './context.js';
@@ -134,6 +134,8 @@ export class ChatService {
       this.table.claimOf(projectId, branch, LIVE_CHAT_STATES, exceptChat ?? 0)?.id ?? null;
     this.d.store.tx(() => {
       for (const turn of this.table.runningTurns()) {
+        // The CLI's process group may have died with the daemon; what left it has not (decision 182).
+        killMarked(`${this.turnMark(turn.chat_id, turn.seq)}.`);
         this.table.updateTurn(turn.id, {
           state: 'interrupted',
           failure_reason: 'daemon_restarted',
@@ -146,6 +148,11 @@ export class ChatService {
   }
 
   private stopping = false;
+
+  /** The attempt marker of one turn's processes (decision 182). */
+  private turnMark(chatId: number, seq: number): string {
+    return `${procMarkPrefix(this.d.paths.dataDir)}.c${chatId}t${seq}`;
+  }
 
   /** Stops every live turn (daemon stop); each turn ends `interrupted` and its chat goes idle. */
   async stop(): Promise<void> {
@@ -608,11 +615,16 @@ export class ChatService {
     live.done = this.runTurn(this.load(id), turn, context, live)
       .catch((err: unknown) => {
         d.logger.error({ err, chat_id: id }, 'chat turn failed unexpectedly');
-        return this.finishTurn(id, turn, {
-          state: 'failed',
-          reason: 'internal_error',
-          message: (err as Error).message,
-        });
+        // Recording the failure can fail too (a full disk): logged, never an unhandled rejection.
+        try {
+          this.finishTurn(id, turn, {
+            state: 'failed',
+            reason: 'internal_error',
+            message: (err as Error).message,
+          });
+        } catch (again) {
+          d.logger.error({ err: again, chat_id: id }, 'chat turn failure not recorded');
+        }
       })
       .finally(() => {
         if (this.live.get(id) === live) this.live.delete(id);
@@ -681,6 +693,7 @@ export class ChatService {
             mounts: [],
             signal,
             cancelled: () => live.abort.signal.aborted,
+            mark: this.turnMark(chat.id, turn.seq),
             onOutput: (line) =>
               d.events.live({
                 kind: 'command.output',

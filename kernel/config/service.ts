@@ -5,7 +5,7 @@
  * write only the touched keys, apply before answering; a refusal leaves the file byte-identical).
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { type FSWatcher, watch } from 'chokidar';
 import type { Logger } from 'pino';
@@ -13,7 +13,13 @@ import { ensurePrivateDir } from '../daemon/paths.js';
 import { SvcError } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { type Finding, summarizeFindings } from '../validation.js';
-import { parseConfigText, validateRawConfig } from './load.js';
+import {
+  CONFIG_MAX_BYTES,
+  isBlankConfig,
+  parseConfigText,
+  readConfigText,
+  validateRawConfig,
+} from './load.js';
 import { applyConfigPatch } from './patch.js';
 import type { Config } from './schema.js';
 import { configTemplate } from './template.js';
@@ -49,6 +55,11 @@ export interface ConfigServiceOptions {
   logger: Logger;
   /** Debounce before a changed file is re-read; editors often write in several steps. */
   reloadDelayMs?: number;
+  /**
+   * True on the daemon's first start (no database yet): an empty config.yaml is then replaced by
+   * the commented default, where later it is refused like any invalid file (decision 187).
+   */
+  firstStart?: boolean;
 }
 
 function keyOf(config: Config, key: string): unknown {
@@ -111,7 +122,13 @@ export class ConfigService {
     ensurePrivateDir(configDir);
     if (!existsSync(configFile)) writeFileAtomic(configFile, configTemplate(), 0o600);
     else if (process.platform !== 'win32') chmodSync(configFile, 0o600);
-    const text = readFileSync(configFile, 'utf8');
+    let read = readConfigText(configFile);
+    if (this.opts.firstStart && read.tooLarge === undefined && isBlankConfig(read.text)) {
+      writeFileAtomic(configFile, configTemplate(), 0o600);
+      read = readConfigText(configFile);
+    }
+    if (read.tooLarge !== undefined) throw new ConfigError(configFile, tooLarge(read.tooLarge));
+    const text = read.text;
     const load = parseConfigText(text);
     if (!load.ok) throw new ConfigError(configFile, load.findings);
     const findings = this.checks.flatMap((c) => c.check(load.config));
@@ -184,7 +201,23 @@ export class ConfigService {
       );
       return;
     }
-    const text = readFileSync(configFile, 'utf8');
+    let read: { text: string; tooLarge?: number };
+    try {
+      read = readConfigText(configFile);
+    } catch (err) {
+      logger.error({ file: configFile, err }, 'config edit rejected: config.yaml cannot be read');
+      return;
+    }
+    if (read.tooLarge !== undefined) {
+      const findings = tooLarge(read.tooLarge);
+      logger.error(
+        { file: configFile, errors: findings },
+        `config edit rejected: ${summarizeFindings(findings)}`,
+      );
+      this.lastTextHash = '';
+      return;
+    }
+    const text = read.text;
     const h = hash(text);
     if (h === this.lastTextHash) return;
     const load = parseConfigText(text);
@@ -256,8 +289,13 @@ export class ConfigService {
       throw new SvcError('validation_failed', 'the body must be a JSON object of config keys');
     }
     const { configFile } = this.opts;
-    const text = existsSync(configFile) ? readFileSync(configFile, 'utf8') : '';
-    const current = parseConfigText(text);
+    const exists = existsSync(configFile);
+    const read = exists ? readConfigText(configFile) : { text: '' };
+    const text = read.text;
+    const current =
+      read.tooLarge !== undefined
+        ? ({ ok: false, findings: tooLarge(read.tooLarge), text } as const)
+        : parseConfigText(text, { allowEmpty: !exists });
     if (!current.ok) {
       throw new SvcError(
         'validation_failed',
@@ -291,6 +329,12 @@ export class ConfigService {
     if (next) this.apply(next, 'api');
     return this.current();
   }
+}
+
+function tooLarge(bytes: number): Finding[] {
+  return [
+    { path: '', message: `config.yaml is ${bytes} bytes, over the limit of ${CONFIG_MAX_BYTES}` },
+  ];
 }
 
 function hash(text: string): string {

@@ -44,9 +44,17 @@ export function acquireDaemonLock(
   const db = new Database(lockFile, { timeout: 0 });
   try {
     db.pragma('locking_mode = EXCLUSIVE');
-    // The first write takes the exclusive lock; EXCLUSIVE locking mode keeps it after commit.
-    db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER)');
-    db.exec(`DELETE FROM holder; INSERT INTO holder (pid) VALUES (${process.pid})`);
+    try {
+      // The first write takes the exclusive lock; EXCLUSIVE locking mode keeps it after commit.
+      db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER)');
+      db.exec(`DELETE FROM holder; INSERT INTO holder (pid) VALUES (${process.pid})`);
+    } catch (err) {
+      // A full disk (decision 180): an exclusive transaction takes the same lock writing nothing,
+      // so a daemon still starts to report the disk and record outcomes.
+      if ((err as { code?: string }).code !== 'SQLITE_FULL') throw err;
+      db.exec('BEGIN EXCLUSIVE');
+      db.exec('COMMIT');
+    }
   } catch (err) {
     db.close();
     const code = (err as { code?: string }).code;

@@ -10,6 +10,7 @@ import { parseListen } from '../config/index.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { createKernel, type Kernel } from '../kernel.js';
 import { createFileLogger } from '../log/index.js';
+import { installLastResort } from './last-resort.js';
 import { acquireDaemonLock } from './lock.js';
 import { ensurePrivateDir, type Paths } from './paths.js';
 
@@ -109,14 +110,22 @@ export async function runDaemon(
       started_at: new Date(kernel.services.daemon.startedAtMs).toISOString(),
       version: kernel.services.daemon.version,
     };
-    writeFileAtomic(paths.daemonJson, `${JSON.stringify(info, null, 2)}\n`, 0o600);
+    // Clients find the daemon through this file: on a full disk it may spend the reserve (decision 180).
+    kernel.services.disk.rescue(() =>
+      writeFileAtomic(paths.daemonJson, `${JSON.stringify(info, null, 2)}\n`, 0o600),
+    );
     kernel.services.config.watch();
     kernel.services.workflows.watch();
-    kernel.services.events.append(
-      'daemon.started',
-      {},
-      { pid: process.pid, port, version: info.version },
-    );
+    try {
+      kernel.services.events.append(
+        'daemon.started',
+        {},
+        { pid: process.pid, port, version: info.version },
+      );
+    } catch (err) {
+      // A full disk refuses the event; the daemon still serves (decision 180).
+      if (kernel.services.disk.noteRefusal(err) === null) throw err;
+    }
     const launcher = currentHost();
     log.logger.info({ port, pid: process.pid, code_cache: launcher.codeCache }, 'daemon listening');
     if (launcher.codeCache === 'missing' || launcher.codeCache === 'rejected') {
@@ -128,6 +137,10 @@ export async function runDaemon(
     }
     if (opts.handleSignals) {
       for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void stop());
+      // The process is ours (`svc daemon run`): a fault that escaped every handler is logged and
+      // survived rather than taking every task down with it (decision 181).
+      const remove = installLastResort(log.logger);
+      void stopped.then(remove);
     }
     return { kernel, url: info.url, port, stopped, stop };
   } catch (err) {

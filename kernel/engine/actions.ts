@@ -25,6 +25,7 @@ import { closeRow } from './attempt.js';
 import { MERGE_FINISHED } from './finish-join.js';
 import { beforeSkip, checkMergeFinished, readmittable, unfinishedLanes } from './lane-actions.js';
 import { leaveOut } from './lane-merges.js';
+import { refuseIfWorktreeLost } from './lost-worktree.js';
 import {
   type FollowUpSpec,
   jsonOr,
@@ -166,13 +167,15 @@ export class TaskActions {
   }
 
   resume(id: number): TaskRow {
-    return this.act(id, 'resume', (t) =>
-      this.d.states.move(t.id, 'paused', 'queued', { pause_requested: 0 }),
-    );
+    return this.act(id, 'resume', (t) => {
+      refuseIfWorktreeLost(this.d, t, 'resume');
+      return this.d.states.move(t.id, 'paused', 'queued', { pause_requested: 0 });
+    });
   }
 
   approve(id: number): TaskRow {
     return this.act(id, 'approve', (t) => {
+      refuseIfWorktreeLost(this.d, t, 'approve');
       const row = this.openRow(t);
       const moved = this.d.states.move(t.id, 'awaiting_gate', 'queued', {
         current_step: this.gateAdvance(t),
@@ -233,6 +236,7 @@ export class TaskActions {
           current_step: spec?.origin_step ?? t.step_total,
         });
       }
+      if (t.state === 'awaiting_gate') refuseIfWorktreeLost(this.d, t, 'skip');
       const row = this.openRow(t);
       const moved = this.d.states.move(t.id, t.state, 'queued', {
         current_step: this.gateAdvance(t),
@@ -638,6 +642,7 @@ export class TaskActions {
     body: { answers?: Record<string, string | string[]>; allow?: boolean },
   ): TaskRow {
     return this.act(id, 'answer', (t) => {
+      refuseIfWorktreeLost(this.d, t, 'answer');
       if (!this.d.answerInput)
         throw new SvcError('invalid_state', 'no agent is waiting for an answer', {
           state: t.state,

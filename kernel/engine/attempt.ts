@@ -10,6 +10,7 @@ import { delimiter, join } from 'node:path';
 import { type Clock, formatMs, formatNs } from '../clock/index.js';
 import { type Config, parseDuration, tryParseSize } from '../config/index.js';
 import { effectiveContainer, hostAlias } from '../container/index.js';
+import { type DiskGuard, diskFullCode } from '../disk/index.js';
 import type { EventLog } from '../events/index.js';
 import { worktreeHead } from '../git/index.js';
 import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
@@ -41,11 +42,15 @@ export interface AttemptDeps {
   /** Capabilities other rooms add for their step types (StepContext.services). */
   services: Record<string, unknown>;
   store: Store;
+  /** Disk-full mode and the reserve (decision 180). */
+  disk: DiskGuard;
   runs: StepRunsTable;
   events: EventLog;
   clock: Clock;
   config: () => Config;
   transcriptsDir: string;
+  /** This data directory's attempt-marker prefix (decision 182); absent, processes go unmarked. */
+  procMark?: string;
 }
 
 export interface AttemptSpec {
@@ -176,12 +181,17 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   const maxBytes = tryParseSize(config.transcript_max_bytes) ?? 0;
   const latch = new AbortController();
   // Past transcript_max_bytes, or when the file system refuses a write (disk full), the latch
-  // stops the step's process tree: output that cannot be kept is not produced blind.
+  // stops the step's process tree: output that cannot be kept is not produced blind. While the
+  // daemon is in disk-full mode every line is refused, so each writer stops (decision 180).
   const transcript = new TranscriptWriter(
     transcriptPath,
     maxBytes,
     () => latch.abort(),
-    () => latch.abort(),
+    (err) => {
+      deps.disk.noteRefusal(err);
+      latch.abort();
+    },
+    () => deps.disk.refusing(),
   );
   // Created off the event loop (decision 232), and before the row that names it, so no reader
   // finds a run whose transcript is not there yet; one transaction opens the attempt.
@@ -297,6 +307,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
           readOnlyMounts: scratch ? [scratch] : [],
           signal,
           cancelled: () => spec.signal.aborted,
+          mark: deps.procMark ? `${deps.procMark}.r${runId}` : undefined,
           onOutput: (line) =>
             deps.events.live({
               kind: 'command.output',
@@ -367,9 +378,12 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   if (unwritable && !spec.signal.aborted) {
     // Not retried at once: the disk that was full a moment ago still is. The task blocks with
     // the file system's own code in block_detail; `retry` once there is room (docs/reliability.md).
+    // A full disk is named as such (decision 180); any other refusal (EIO, …) stays
+    // transcript_unwritable (decision 131).
+    const full = diskFullCode(unwritable);
     outcome = {
       kind: 'failed',
-      reason: 'transcript_unwritable',
+      reason: full ? 'disk_full' : 'transcript_unwritable',
       message: `the transcript ${transcriptPath} cannot be written (${unwritable.code ?? 'error'}: ${unwritable.message})`,
       noRetry: true,
     };
@@ -448,7 +462,10 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   await transcript.close();
   if (scratch) await rm(scratch, { recursive: true, force: true });
   if (outcome.kind === 'awaiting_gate') await rm(transcriptPath, { force: true });
-  return deps.store.tx(() => {
+  // The outcome is what must not be lost: on a full disk it may spend the reserve (decision 180).
+  // The runner applies it (advance, block, done) inside, so a retry after the reserve is spent
+  // records the attempt's end and the task's next move together, as the first try would have.
+  return deps.disk.rescueTx(deps.store, () => {
     deps.runs.update(runId, patch);
     if (outcome.kind !== 'awaiting_gate' && iteration === 0) {
       deps.events.append(

@@ -8,11 +8,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock/index.js';
 import type { ConfigService } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
+import type { DiskGuard } from '../disk/index.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { deleteBranchIfEmpty, removeWorktree } from '../git/index.js';
 import type { Notifier } from '../ops/notify.js';
 import type { Registry } from '../plugin/index.js';
+import { procMarkPrefix } from '../proc/index.js';
 import type { ProjectService } from '../projects/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import { StepRunsTable, type Store, type TaskRow, TasksTable } from '../store/index.js';
@@ -46,6 +48,8 @@ import {
 
 export interface EngineDeps {
   store: Store;
+  /** Disk-full mode and the reserve (decision 180). */
+  disk: DiskGuard;
   events: EventLog;
   clock: Clock;
   config: ConfigService;
@@ -112,6 +116,8 @@ export class Engine {
         input: this.input,
         services: this.stepServices,
         store: d.store,
+        disk: d.disk,
+        procMark: procMarkPrefix(d.paths.dataDir),
         runs: this.runs,
         events: d.events,
         clock: d.clock,
@@ -228,9 +234,15 @@ export class Engine {
       this.d.clock,
       this.d.logger,
       this.d.paths.transcriptsDir,
+      this.d.disk,
+      procMarkPrefix(this.d.paths.dataDir),
     );
+    // Admission held while the disk was full resumes the moment it has room (decision 180).
+    this.d.disk.onRoom(() => this.d.scheduler.poke());
     this.d.scheduler.start({
       admit: (task) => {
+        // A full disk: nothing new is started into the same wall; queued tasks wait for room.
+        if (this.d.disk.full) return false;
         const moved = this.states.move(task.id, 'queued', 'running', {});
         if (!moved) return false;
         this.runner.start(task.id);
@@ -239,7 +251,9 @@ export class Engine {
       park: (task) => {
         this.states.move(task.id, 'queued', 'paused', { pause_requested: 0 });
       },
-      waiting: (tasks) => this.precut.consider(tasks),
+      waiting: (tasks) => {
+        if (!this.d.disk.full) this.precut.consider(tasks);
+      },
     });
     this.started = true;
     return report;
@@ -317,6 +331,16 @@ export class Engine {
   }
 
   async create(body: CreateTask, opts: CreateOptions = {}) {
+    // A task created on a full disk could not run anyway; refusing it up front keeps what room is
+    // left for the outcomes of the tasks already running (decision 180).
+    if (this.d.disk.full)
+      throw new SvcError(
+        'disk_full',
+        'the data disk is full: no task was created; free space and retry',
+        {
+          code: this.d.disk.status().code ?? 'ENOSPC',
+        },
+      );
     const r = await this.creator.create(body, opts);
     if (!r.replayed) this.d.scheduler.poke();
     return r;

@@ -50,7 +50,14 @@ export class InputBroker {
         signal.removeEventListener('abort', onAbort);
         this.waiting.delete(taskId);
         const waited_ms = this.clock.now() - start;
-        if (outcome !== 'cancelled') this.states.move(taskId, 'awaiting_input', 'running', {});
+        if (outcome !== 'cancelled') {
+          // Runs in a timer or an answer: a refused write (a full disk) must neither escape as an
+          // uncaught exception nor leave the agent waiting forever. The attempt goes on, and the
+          // runner's next write meets the same fault and settles the task (decision 180).
+          try {
+            this.states.move(taskId, 'awaiting_input', 'running', {});
+          } catch {}
+        }
         resolve(
           outcome === 'answered'
             ? { kind: 'answered', answer, waited_ms }

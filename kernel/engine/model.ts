@@ -87,6 +87,7 @@ export const ENGINE_REASONS = [
   'timeout',
   'transcript_limit',
   'transcript_unwritable',
+  'disk_full',
   'template_error',
   'condition_error',
   'interrupted',

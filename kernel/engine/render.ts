@@ -5,7 +5,7 @@
  * as a double-quoted reference to an environment variable holding the value, so a title like
  * `x"; rm -rf ~` reaches the shell as data, never as syntax (decision 014).
  */
-import { renderTemplate, taint } from '../workflows/template/index.js';
+import { renderTemplate, taintTree } from '../workflows/template/index.js';
 
 export interface Rendered {
   text: string;
@@ -24,24 +24,25 @@ const AUTHOR_PATHS = new Set([
   'Host.Arch',
 ]);
 
-function taintStrings(value: unknown, path: string, env: Record<string, string>): unknown {
-  if (typeof value === 'string') {
-    if (AUTHOR_PATHS.has(path)) return value;
-    return taint(value, (v) => {
-      const name = `SVC_TEMPLATE_${Object.keys(env).length + 1}`;
-      env[name] = v;
-      return `"\${${name}}"`;
-    });
-  }
-  if (Array.isArray(value)) return value.map((v, i) => taintStrings(v, `${path}[${i}]`, env));
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value))
-      out[k] = taintStrings(v, path ? `${path}.${k}` : k, env);
-    return out;
-  }
-  return value;
-}
+/**
+ * Maps whose keys svc or the workflow author chose (the context's own shape, step ids). Every
+ * other map's keys — task fields, event payloads, anything nested in them — are someone else's
+ * text and print as environment variable references like values do (decision 185).
+ */
+const OWN_KEYS = new Set([
+  '',
+  'Task',
+  'Project',
+  'Workflow',
+  'Step',
+  'Steps',
+  'Loop',
+  'Host',
+  'Worktree',
+  'LastFailure',
+]);
+/** `.Steps.<id>` entries are `{Status, Result, ExitCode}`; a dotted step id errs on the safe side. */
+const ownKeys = (path: string): boolean => OWN_KEYS.has(path) || /^Steps\.[^.[]+$/.test(path);
 
 export function renderPlain(
   template: string,
@@ -57,7 +58,18 @@ export function renderShell(
   name = 'run',
 ): Rendered {
   const env: Record<string, string> = {};
-  const data = taintStrings(context, '', env) as Record<string, unknown>;
+  const printer = (v: string): string => {
+    // An environment value cannot hold NUL: say so as a template error instead of failing the spawn.
+    if (v.includes('\0')) throw new Error('a value holding a NUL byte cannot reach a command line');
+    const name = `SVC_TEMPLATE_${Object.keys(env).length + 1}`;
+    env[name] = v;
+    return `"\${${name}}"`;
+  };
+  const data = taintTree(context, {
+    printer,
+    plainString: (path) => AUTHOR_PATHS.has(path),
+    plainKeys: ownKeys,
+  }) as Record<string, unknown>;
   const text = renderTemplate(template, data, { name, missingKey: 'error' });
   return { text, env };
 }

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { formatMs } from '../clock/index.js';
 import { parseDuration } from '../config/index.js';
 import { effectiveContainer, ensureImage, runtimeProblem } from '../container/index.js';
+import { diskFullCode } from '../disk/index.js';
 import { removeLeftIndexLock } from '../git/index.js';
 import type { FlowOutcome, Registry } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
@@ -21,6 +22,7 @@ import {
 } from '../store/index.js';
 import { type AttemptDeps, type AttemptResult, closeRow, runAttempt } from './attempt.js';
 import { buildContext } from './context.js';
+import { settleCrashedTask } from './crash.js';
 import { finishJoin } from './finish-join.js';
 import { runFlow } from './flow.js';
 import { unmergedPaths } from './lane-merges.js';
@@ -65,6 +67,8 @@ type Next = 'next' | 'stop';
 interface Active {
   ac: AbortController;
   reason: 'cancel' | 'shutdown' | null;
+  /** The failure reason an interrupted attempt records, when not `canceled` (decision 183). */
+  failure?: string;
   done: Promise<void>;
 }
 
@@ -78,6 +82,7 @@ const KILLED_REASONS = new Set([
   'timeout',
   'transcript_limit',
   'transcript_unwritable',
+  'disk_full',
 ]);
 
 export function blockReasonFor(failure: string): string {
@@ -146,6 +151,18 @@ export class Runner {
     a.ac.abort(new Error('cancelled'));
   }
 
+  /**
+   * Stops the live attempt of a task an action already moved (a worktree lost while the agent
+   * waited for an answer, decision 183): like cancel, the attempt recording `failure`.
+   */
+  interrupt(taskId: number, failure: string): void {
+    const a = this.active.get(taskId);
+    if (!a) return;
+    a.reason = 'cancel';
+    a.failure = failure;
+    a.ac.abort(new Error(failure));
+  }
+
   /** Stops every live attempt for a daemon stop; their tasks go back to queued. */
   async shutdown(): Promise<void> {
     for (const a of this.active.values()) {
@@ -164,26 +181,19 @@ export class Runner {
     return formatMs(this.deps.clock.now());
   }
 
+  /** Never throws: it runs in a `.catch` (crash.ts, decisions 180 and 181). */
   private crashed(taskId: number, err: unknown): void {
-    this.deps.logger.error({ err, task_id: taskId }, 'task runner failed');
-    const task = this.deps.tasks.get(taskId);
-    if (task && (task.state === 'running' || task.state === 'awaiting_input')) {
-      for (const row of this.deps.runs.open(taskId))
-        closeRow(this.deps.runs, row, 'failed', this.deps.clock, {
-          failure_reason: 'internal_error',
-        });
-      this.deps.states.move(taskId, task.state, 'blocked', {
-        block_reason: 'internal_error',
-        block_detail: (err as Error).message,
-      });
-    }
+    settleCrashedTask(this.deps, taskId, err);
   }
 
   private block(task: TaskRow, reason: string, detail: string | null): Next {
-    this.deps.states.move(task.id, 'running', 'blocked', {
-      block_reason: reason,
-      block_detail: detail,
-    });
+    // A block is an outcome: on a full disk it may spend the reserve (decision 180).
+    this.deps.disk.rescue(() =>
+      this.deps.states.move(task.id, 'running', 'blocked', {
+        block_reason: reason,
+        block_detail: detail,
+      }),
+    );
     return 'stop';
   }
 
@@ -245,7 +255,11 @@ export class Runner {
       });
       if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
       if (!verdict.ok) {
-        this.block(task, verdict.reason, verdict.detail);
+        // git (or the directory) refused for want of room: the disk's fault, named so (decision 180).
+        // git does not always say why a write failed; a data disk without room is then the cause.
+        const full = diskFullCode(verdict.detail) ?? (this.deps.disk.short() ? 'ENOSPC' : null);
+        if (full) this.deps.disk.noteRefusal({ code: full, message: verdict.detail });
+        this.block(task, full ? 'disk_full' : verdict.reason, verdict.detail);
         return;
       }
     }
@@ -272,11 +286,18 @@ export class Runner {
         );
         return;
       }
+      if (more && deps.disk.full) {
+        // Disk-full mode (decision 180): the next step would only run into the same wall.
+        this.block(task, 'disk_full', 'the data disk is full; free space, then retry');
+        return;
+      }
       if (more && task.worktree_path) this.clearLeftLock(task, task.worktree_path);
       if (repair) next = await this.runRepair(task, project, snapshot, repair, entry);
       else if (followUp) next = await this.runFollowUp(task, project, snapshot, followUp, entry);
       else if (task.current_step >= snapshot.steps.length) {
-        deps.states.move(taskId, 'running', 'done', { finished_at: this.now() });
+        deps.disk.rescue(() =>
+          deps.states.move(taskId, 'running', 'done', { finished_at: this.now() }),
+        );
         return;
       } else {
         next = await this.runStep(
@@ -318,7 +339,7 @@ export class Runner {
     for (const row of this.deps.runs.open(taskId)) {
       if (row.step_type === 'manual' && task.state === 'awaiting_gate') continue;
       closeRow(this.deps.runs, row, 'interrupted', this.deps.clock, {
-        failure_reason: entry.reason === 'cancel' ? 'canceled' : 'interrupted',
+        failure_reason: entry.failure ?? (entry.reason === 'cancel' ? 'canceled' : 'interrupted'),
       });
     }
     if (entry.reason === 'shutdown') {
@@ -394,7 +415,9 @@ export class Runner {
   }
 
   private advance(task: TaskRow, index: number): void {
-    this.deps.states.patch(task.id, 'running', { current_step: index + 1 });
+    this.deps.disk.rescue(() =>
+      this.deps.states.patch(task.id, 'running', { current_step: index + 1 }),
+    );
   }
 
   /** Runs a top-level step at `index` until it succeeds, stops the task, or needs another attempt. */
@@ -553,6 +576,12 @@ export class Runner {
     return typeof v === 'string' ? durationMs(v) : 0;
   }
 
+  /** An attempt an action interrupted records why (decision 183), not `canceled`. */
+  private noteFailure(result: AttemptResult, entry: Active): void {
+    if (entry.failure && result.row.state === 'interrupted')
+      this.deps.runs.update(result.row.id, { failure_reason: entry.failure });
+  }
+
   /** max_task_cost_usd / max_tree_cost_usd after an attempt that reported a cost (SPEC §2.10). */
   costBlock(task: TaskRow): string | null {
     const config = this.deps.config();
@@ -581,6 +610,7 @@ export class Runner {
     const costReason = reportedCost ? this.costBlock(task) : null;
     switch (outcome.kind) {
       case 'cancelled':
+        this.noteFailure(result, entry);
         return 'stop';
       case 'awaiting_gate':
         deps.states.move(task.id, 'running', 'awaiting_gate', {});
@@ -692,6 +722,7 @@ export class Runner {
       return this.block(task, costReason, `spend passed the cap in follow-up ${spec.round}`);
     switch (outcome.kind) {
       case 'cancelled':
+        this.noteFailure(result, entry);
         return 'stop';
       case 'awaiting_gate':
         deps.states.move(task.id, 'running', 'awaiting_gate', {});

@@ -1,6 +1,8 @@
 /** Request bodies of the task routes (SPEC §4.4, bounds of §8). zod is the single source of truth. */
 import { z } from 'zod';
 import { BOUNDS, boundedString, boundedStringMap } from '../http/fields.js';
+import { FIELD_NAME_RULE } from '../http/input-rules.js';
+import { branchField } from '../http/ref-fields.js';
 
 const nonBlankPrompt = (field: string) =>
   boundedString(field, BOUNDS.prompt).refine((s) => s.trim() !== '', `${field} must not be blank`);
@@ -32,14 +34,14 @@ export const CreateTaskSchema = z.strictObject({
   fields: boundedStringMap('fields')
     .optional()
     .describe(
-      'Values for the fields the workflow declares, name to string (at most 100 entries; workflows_definition lists them).',
+      `Values for the fields the workflow declares, name to string (at most 100 entries; workflows_definition lists them). A name has only ${FIELD_NAME_RULE}; a value has no NUL or control character but tab and line breaks.`,
     ),
-  branch_name: boundedString('branch_name', BOUNDS.branch)
+  branch_name: branchField('branch_name', { optionalEmpty: true })
     .optional()
     .describe(
       "The task's branch, used verbatim; it must not exist yet. Default: from the branch template (svc/{id}-{slug}).",
     ),
-  base_branch: boundedString('base_branch', BOUNDS.branch)
+  base_branch: branchField('base_branch')
     .optional()
     .describe(
       "The local branch the task's branch starts from; default: the project's default branch.",
@@ -111,7 +113,7 @@ export const RetrySchema = z.strictObject({
   run_override: boundedString('run_override', BOUNDS.run_override)
     .optional()
     .describe("Replaces the failed command step's `run` for this attempt (a shell command)."),
-  branch_override: boundedString('branch_override', BOUNDS.branch)
+  branch_override: branchField('branch_override')
     .optional()
     .describe("Renames the task's branch first (recovers a branch_exists block)."),
 });

@@ -48,6 +48,8 @@ export interface LoggedSpawn {
    */
   onOutput?(line: { phase: string; stream: string; text: string; offset: number }): void;
   onSpawn?(pid: number, startTicks: string | null): void;
+  /** The owner's attempt marker (decision 182): cancel, timeout and stop reach every descendant. */
+  mark?: string;
   /** The running process, or null once it ended (pause the timeout around an input wait). */
   onProcess?(proc: { pauseTimeout(): void; resumeTimeout(): void } | null): void;
 }
@@ -183,9 +185,18 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     clock: s.clock,
     onStdout: onChunk('stdout'),
     onStderr: onChunk('stderr'),
+    mark: s.mark,
   });
   proc = started;
-  if (started.pid !== undefined) s.onSpawn?.(started.pid, started.startTicks);
+  try {
+    if (started.pid !== undefined) s.onSpawn?.(started.pid, started.startTicks);
+  } catch (err) {
+    // The pid could not be journaled (a full disk): a process nobody could find after a crash is
+    // not left running (decision 180).
+    started.terminate();
+    await started.done;
+    throw err;
+  }
   s.onProcess?.(started);
   req.onStart?.({
     write: (text) => {

@@ -82,7 +82,12 @@ export class ForgeReconciler {
     if (ms <= 0 || !this.d.config.current().forge.enabled) return;
     this.timer = this.d.clock.setTimer(ms, () => {
       this.timer = null;
-      void this.tick().finally(() => this.arm());
+      // A pass whose writes were refused (a full disk) is logged; the next one is armed anyway.
+      void this.tick()
+        .catch((err: unknown) =>
+          this.d.logger.error({ err: (err as Error).message }, 'forge reconcile pass failed'),
+        )
+        .finally(() => this.arm());
     });
   }
 

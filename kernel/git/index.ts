@@ -3,6 +3,7 @@
  * Uses: nothing but git. Used by: projects, engine, chats, ops. Decision 012 (base refresh).
  */
 
+export { branchNameProblem, gitBranchNameProblem } from './branch-name.js';
 export {
   DIFF_LIMIT,
   type DiffFile,

@@ -18,6 +18,7 @@ import fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { diskFullCode } from '../disk/index.js';
 import { type ErrorCode, envelopeOf, errorCodes, isSvcError, SvcError } from '../errors.js';
 import { describeLimit, installBodyParser, ORDINARY_BODY_LIMIT } from './body.js';
 import { bearerChallenge, checkRequest, type ScopedAuth, type SessionAuth } from './guard.js';
@@ -30,6 +31,8 @@ export interface AppOptions {
   routes: (app: FastifyInstance) => void;
   /** Paths guarded by their own credential instead of the daemon token (decision 122). */
   scopedAuth?: readonly ScopedAuth[];
+  /** Told of every request a full disk refused (decision 180: the daemon enters disk-full mode). */
+  onDiskFull?: (err: unknown) => void;
   /** The web board's session credential and public paths (decision 240). */
   sessionAuth?: SessionAuth;
 }
@@ -104,6 +107,16 @@ function translate(err: FastifyError | Error, req: FastifyRequest): SvcError {
     default:
       break;
   }
+  // A write the disk refused is the user's to fix, not an internal fault (decision 180).
+  const full = diskFullCode(err);
+  if (full)
+    return new SvcError(
+      'disk_full',
+      'the disk is full: nothing was written; free space and retry',
+      {
+        code: full,
+      },
+    );
   if (fe.statusCode === 413) {
     return new SvcError(
       'payload_too_large',
@@ -155,6 +168,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     connectionTimeout: SERVER_TIMEOUTS.connectionTimeoutMs,
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
+    // A request without Host reaches the guard, which answers the envelope (Node's own is bare).
+    http: { requireHostHeader: false },
     // A URL the router cannot decode or a path segment past its limit: the envelope, not
     // fastify's own body (which echoed the path). Found by the route fuzz test (decision 153).
     frameworkErrors: (err, req, reply) => sendError(reply, translate(err, req)),
@@ -191,6 +206,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   app.setErrorHandler((err: FastifyError | Error, req, reply) => {
     const svcErr = translate(err, req);
+    if (svcErr.code === 'disk_full') opts.onDiskFull?.(err);
     if (svcErr.code === 'internal')
       req.log.error({ err, route: req.routeOptions.url }, 'request failed');
     sendError(reply, svcErr);

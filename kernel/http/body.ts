@@ -8,7 +8,9 @@
  * them with `rawBodyOf`; every other route gets only the parsed value.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { clipInput } from '../echo.js';
 import { SvcError } from '../errors.js';
+import { jsonNestsDeeper, MAX_JSON_DEPTH } from './json-depth.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -72,7 +74,7 @@ export function installBodyParser(app: FastifyInstance): void {
         done(
           new SvcError(
             'unsupported_media_type',
-            `request bodies are JSON; Content-Type ${req.headers['content-type']} is not accepted`,
+            `request bodies are JSON; Content-Type ${clipInput(req.headers['content-type'] ?? '')} is not accepted`,
           ),
           undefined,
         );
@@ -80,6 +82,17 @@ export function installBodyParser(app: FastifyInstance): void {
       }
       if (text.trim() === '') {
         done(null, undefined);
+        return;
+      }
+      if (jsonNestsDeeper(text)) {
+        done(
+          new SvcError(
+            'validation_failed',
+            `the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+            { field: 'body', limit: MAX_JSON_DEPTH },
+          ),
+          undefined,
+        );
         return;
       }
       try {

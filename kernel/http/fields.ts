@@ -3,6 +3,7 @@
  * field and the limit (`title is over 1 KiB (1024 bytes)`).
  */
 import { z } from 'zod';
+import { controlProblem, fieldNameProblem, type TextKind } from './input-rules.js';
 
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
@@ -11,13 +12,18 @@ export function describeBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-export function boundedString(field: string, maxBytes: number) {
+/** A string of at most `maxBytes`, refused when it holds control characters (decision 186). */
+export function boundedString(field: string, maxBytes: number, kind: TextKind = 'text') {
   return z
     .string({ error: `${field} must be a string` })
     .refine(
       (s) => Buffer.byteLength(s, 'utf8') <= maxBytes,
       `${field} is over ${describeBytes(maxBytes)}`,
-    );
+    )
+    .superRefine((s, ctx) => {
+      const problem = controlProblem(s, kind);
+      if (problem) ctx.addIssue({ code: 'custom', message: `${field} ${problem}` });
+    });
 }
 
 export const BOUNDS = {
@@ -34,7 +40,10 @@ export const BOUNDS = {
   ops: 512,
 } as const;
 
-/** An object of string values with bounded keys, values and entry count (task `fields`). */
+/**
+ * Task `fields`: string values, bounded keys, values and entry count, names in the field-name
+ * grammar (decision 186).
+ */
 export function boundedStringMap(field: string) {
   return z
     .record(z.string(), z.string({ error: `${field} values must be strings` }))
@@ -47,6 +56,16 @@ export function boundedStringMap(field: string) {
         });
       }
       for (const [k, v] of entries) {
+        // A name outside the grammar is named by the map, not by a path built from the name.
+        const nameProblem = fieldNameProblem(k);
+        if (nameProblem) {
+          ctx.addIssue({ code: 'custom', message: `${field}: ${nameProblem}` });
+          continue;
+        }
+        const valueProblem = controlProblem(v, 'text');
+        if (valueProblem) {
+          ctx.addIssue({ code: 'custom', path: [k], message: `${field}.${k} ${valueProblem}` });
+        }
         if (Buffer.byteLength(k) > BOUNDS.field_key) {
           ctx.addIssue({
             code: 'custom',

@@ -11,12 +11,17 @@ import { SvcError } from '../errors.js';
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
-/** The name of a Host header without its port, lower-cased (`[::1]` keeps its brackets). */
+/**
+ * The name of a Host header without its port, lower-cased (`[::1]` keeps its brackets). After a
+ * bracketed address only a port may follow: `[::1].evil.com` names no host we know (decision 189).
+ */
 function hostName(host: string): string {
-  const name = host.startsWith('[')
-    ? host.slice(0, host.indexOf(']') + 1)
-    : host.replace(/:\d+$/, '');
-  return name.toLowerCase();
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    if (end < 0 || !/^(:\d+)?$/.test(host.slice(end + 1))) return '';
+    return host.slice(0, end + 1).toLowerCase();
+  }
+  return host.replace(/:\d+$/, '').toLowerCase();
 }
 
 export function isLoopbackHost(host: string | undefined): boolean {
@@ -79,6 +84,9 @@ export function checkRequest(
   const path = req.url.split('?')[0] ?? '';
   const scheme = scoped.find((a) => a.matches(path));
   const host = req.headers.host;
+  // Node answers a Host-less HTTP/1.1 request itself unless told not to; here it gets the envelope.
+  if (host === undefined || host === '')
+    throw new SvcError('malformed_request', 'the request has no Host header');
   const aliased =
     scheme !== undefined && host !== undefined && scheme.hosts.includes(hostName(host));
   if (!isLoopbackHost(host) && !aliased) {

@@ -149,6 +149,21 @@ function copyIfPresent(from: string, to: string): void {
 }
 
 /**
+ * Makes every file in the stage 0600 and every directory 0700, so the archive stores them
+ * owner-only whatever made them (SQLite's copy of the database was 0644): a restore writes what the
+ * archive says (issue 17 point 10, decision 184).
+ */
+function ownerOnly(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      chmodSync(path, 0o700);
+      ownerOnly(path);
+    } else if (entry.isFile()) chmodSync(path, 0o600);
+  }
+}
+
+/**
  * Writes the archive to `target` (absolute, not existing, in an existing directory). The staging
  * directory is created beside `target` so the final link never crosses filesystems.
  */
@@ -195,6 +210,7 @@ export async function writeArchive(src: ArchiveSources, target: string): Promise
       mode: 0o600,
     });
     const entries = [ARCHIVE_MANIFEST, ...held];
+    ownerOnly(stage);
     const archive = join(stage, 'archive.tar.gz');
     // Loaded on first backup, not at every daemon start (issue 11, cold start).
     const { create: tarCreate } = await import('tar');

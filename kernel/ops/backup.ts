@@ -26,10 +26,13 @@ import { z } from 'zod';
 import { type Clock, formatMs, type Timer } from '../clock/index.js';
 import { type Config, type ConfigService, parseDuration } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
+import { diskFullCode } from '../disk/index.js';
+import { clipInput, clipText } from '../echo.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import type { Store } from '../store/index.js';
 import { type BackupResult, isInside, writeArchive } from './archive.js';
+import { pseudoTargetProblem } from './backup-target.js';
 import type { OpsQueue } from './serial.js';
 import { readState, writeState } from './state-file.js';
 
@@ -252,8 +255,10 @@ export class BackupService {
   /** Checks a client's path against rules 1–2; every refusal is 400 validation_failed naming `path`. */
   checkPath(raw: string): string {
     const refuse = (why: string) => new SvcError('validation_failed', why, { field: 'path' });
+    // Messages quote at most 200 bytes of the path (decision 189).
+    const q = (p: string) => clipText(p);
     if (raw.trim() === '') throw refuse('path must not be empty');
-    if (!isAbsolute(raw)) throw refuse(`path must be absolute (got ${JSON.stringify(raw)})`);
+    if (!isAbsolute(raw)) throw refuse(`path must be absolute (got ${clipInput(raw)})`);
     const path = resolve(raw);
     let exists = true;
     try {
@@ -261,13 +266,15 @@ export class BackupService {
     } catch {
       exists = false;
     }
-    if (exists) throw refuse(`${path} already exists; a backup never overwrites a file`);
+    if (exists) throw refuse(`${q(path)} already exists; a backup never overwrites a file`);
     const parent = dirname(path);
     let parentIsDir = false;
     try {
       parentIsDir = statSync(parent).isDirectory();
     } catch {}
-    if (!parentIsDir) throw refuse(`the directory ${parent} does not exist`);
+    if (!parentIsDir) throw refuse(`the directory ${q(parent)} does not exist`);
+    const pseudo = pseudoTargetProblem(path, parent);
+    if (pseudo) throw refuse(`path ${q(path)} ${pseudo}`);
     const real = join(realish(parent), path.slice(parent.length + 1));
     if (isInside(real, realish(this.d.paths.transcriptsDir)))
       throw refuse(
@@ -305,12 +312,26 @@ export class BackupService {
             field: 'path',
           },
         );
-      this.d.events.append(
-        'backup.failed',
-        {},
-        { path, scheduled: false, error: (err as Error).message },
-      );
+      this.failed({ path, scheduled: false, error: (err as Error).message });
+      // No room at the destination (or on the data disk): a refusal the user fixes, not a fault;
+      // the archive is assembled aside and linked at the end, so nothing partial is left.
+      const full = diskFullCode(err);
+      if (full)
+        throw new SvcError(
+          'disk_full',
+          `the disk holding ${dirname(path)} is full: no backup was written`,
+          { code: full, field: 'path' },
+        );
       throw err;
+    }
+  }
+
+  /** `backup.failed`, which a full data disk may refuse too: logged then, never thrown. */
+  private failed(payload: Record<string, unknown>): void {
+    try {
+      this.d.events.append('backup.failed', {}, payload);
+    } catch (err) {
+      this.d.logger.error({ err: (err as Error).message }, 'backup.failed event not recorded');
     }
   }
 
@@ -381,8 +402,13 @@ export class BackupService {
     } catch (err) {
       state.last_error = (err as Error).message;
       state.last_error_at = formatMs(this.d.clock.now());
-      writeState(backupStateFile(this.d.paths.dataDir), state);
-      this.d.events.append('backup.failed', {}, { scheduled: true, dir, error: state.last_error });
+      // Recording the failure may meet the same full disk: it must not turn into a rejection.
+      try {
+        writeState(backupStateFile(this.d.paths.dataDir), state);
+      } catch (again) {
+        this.d.logger.error({ err: (again as Error).message }, 'backup state not recorded');
+      }
+      this.failed({ scheduled: true, dir, error: state.last_error });
       this.d.logger.error(
         { err: state.last_error, dir },
         'scheduled backup failed; retrying in 1h',

@@ -12,6 +12,7 @@ import type { Clock } from '../clock/index.js';
 import type { ConfigService } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
 import type { DaemonState } from '../daemon/state.js';
+import type { DiskGuard } from '../disk/index.js';
 import type { Store } from '../store/index.js';
 import { SLOT_STATES } from '../task-states.js';
 import type { AgentFactsSource } from './agent-facts.js';
@@ -43,6 +44,8 @@ export interface DoctorDeps {
   reclaimer: Reclaimer;
   backups: BackupService;
   queue: OpsQueue;
+  /** Disk-full mode shown in the report (decision 180); absent in tests that build no guard. */
+  disk?: DiskGuard;
 }
 
 const SKIP_DETAIL: Record<string, string> = {
@@ -74,6 +77,7 @@ export class DoctorService {
       reclaimer: this.d.reclaimer,
       backup: () => this.d.backups.status(),
       container: () => containerGroup(this.d.config.current(), probe),
+      ...(this.d.disk ? { disk: () => (this.d.disk as DiskGuard).status() } : {}),
     });
   }
 

@@ -13,7 +13,9 @@ import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from '
 import { readdir } from 'node:fs/promises';
 import { formatMs } from '../clock/index.js';
 import { readConfigFile } from '../config/index.js';
+import { looseModes } from '../daemon/modes.js';
 import type { Paths } from '../daemon/paths.js';
+import type { DiskStatus } from '../disk/index.js';
 import type { Db } from '../store/index.js';
 import { TASK_STATES, type TaskState } from '../task-states.js';
 import { isWithin } from '../within.js';
@@ -99,6 +101,11 @@ export interface StorageGroup {
   orphans_known: boolean;
   orphans: DoctorOrphan[];
   scan_error?: string;
+  /**
+   * The daemon's disk-full mode (decision 180): while `full`, admission holds and refused writes
+   * answer 507. null when the report is built without a daemon (svc doctor offline).
+   */
+  disk_full_mode: DiskStatus | null;
 }
 
 export interface Unreconciled {
@@ -154,6 +161,8 @@ export interface DoctorSources {
   reclaimer: Reclaimer | null;
   backup: () => BackupStatus;
   container: () => Promise<ContainerGroup>;
+  /** The data disk's guard, when a daemon runs (decision 180). */
+  disk?: () => DiskStatus;
 }
 
 function permissionWarnings(paths: Paths): PermissionWarning[] {
@@ -181,8 +190,23 @@ function permissionWarnings(paths: Paths): PermissionWarning[] {
       remediation: `chmod ${expected.toString(8)} ${path}`,
     });
   }
+  // Anything else under either directory (decision 184): transcripts, backups, workflows, …
+  const named = new Set(wanted.map(([p]) => p));
+  for (const e of looseModes(paths, PERMISSION_WARNINGS_MAX)) {
+    if (named.has(e.path)) continue;
+    const expected = e.mode & ~e.loose;
+    out.push({
+      path: e.path,
+      mode: modeText(e.mode),
+      expected_mode: modeText(expected),
+      remediation: `chmod ${expected.toString(8)} ${e.path}`,
+    });
+  }
   return out;
 }
+
+/** The longest `config_permissions[]` list (the daemon tightens everything at its next start). */
+const PERMISSION_WARNINGS_MAX = 100;
 
 function pathsGroup(paths: Paths): PathsGroup {
   const exists = existsSync(paths.configFile);
@@ -276,7 +300,11 @@ export function tasksGroup(db: Db, worktreesDir: string): TasksGroup {
   }
 }
 
-async function storageGroup(paths: Paths, reclaimer: Reclaimer | null): Promise<StorageGroup> {
+async function storageGroup(
+  paths: Paths,
+  reclaimer: Reclaimer | null,
+  guard: (() => DiskStatus) | undefined,
+): Promise<StorageGroup> {
   const disk = diskUsage(existsSync(paths.worktreesDir) ? paths.worktreesDir : paths.dataDir);
   let names: string[] = [];
   try {
@@ -290,6 +318,7 @@ async function storageGroup(paths: Paths, reclaimer: Reclaimer | null): Promise<
     worktree_bytes: await treeBytes(paths.worktreesDir),
     orphans_known: reclaimer !== null,
     orphans: [],
+    disk_full_mode: guard ? guard() : null,
   };
   if (disk.error) group.disk_error = disk.error;
   if (reclaimer) {
@@ -388,7 +417,7 @@ export async function buildDoctorReport(s: DoctorSources): Promise<DoctorReport>
       };
   const [agents, storage, container] = await Promise.all([
     s.agents(),
-    storageGroup(s.paths, s.db ? s.reclaimer : null),
+    storageGroup(s.paths, s.db ? s.reclaimer : null, s.disk),
     s.container(),
   ]);
   const body = {

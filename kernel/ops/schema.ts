@@ -1,5 +1,6 @@
 /** Request bodies and queries of the ops routes (SPEC §4.1), as zod schemas. */
 import { z } from 'zod';
+import { pathField } from '../http/ref-fields.js';
 
 /** A boolean query flag: `?force`, `?force=true|1` are true; `false|0` false. */
 const flag = z
@@ -17,7 +18,7 @@ export const DoctorFixQuerySchema = z.strictObject({ force: flag.optional() });
 export const DoctorFixBodySchema = z.strictObject({ force: z.boolean().optional() });
 
 export const BackupBodySchema = z.strictObject({
-  path: z.string({ error: 'path is required: an absolute path that does not exist yet' }).max(4096),
+  path: pathField('path', 'path is required: an absolute path that does not exist yet'),
 });
 
 export const GcBodySchema = z.strictObject({

@@ -21,6 +21,8 @@ export {
 } from '../agents/turn.js';
 /** Durations as users write them (`45m`, `1h30m`): milliseconds, or null when not a duration. */
 export { tryParseDuration } from '../config/duration.js';
+/** The nesting bound for JSON a source reads (decision 189). */
+export { jsonNestsDeeper, MAX_JSON_DEPTH } from '../http/json-depth.js';
 export {
   compareSemver,
   inWindow,

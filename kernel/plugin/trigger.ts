@@ -147,7 +147,7 @@ export type AcceptResult =
   | { ok: true; event: TriggerEvent }
   | {
       ok: false;
-      /** `signature_missing`, `signature_mismatch`, `timestamp_stale`, `secret_missing`, `not_an_event`. */
+      /** `signature_missing`, `signature_mismatch`, `timestamp_stale`, `secret_missing`, `not_an_event`, `event_id_invalid`. */
       reason: string;
       message: string;
     };

@@ -11,6 +11,7 @@ export {
   DEFAULT_CAPTURE_BYTES,
 } from './capture.js';
 export { type EnvironmentPolicy, resolveEnvironment } from './env.js';
+export { killMarked, MARK_VAR, markedPids, procMarkPrefix, signalMarked } from './marks.js';
 export { type OutputBatch, OutputLines } from './output-lines.js';
 export {
   KILL_GRACE_MS,

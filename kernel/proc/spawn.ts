@@ -5,9 +5,11 @@
  * argv; nothing here builds a shell line.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Clock, Timer } from '../clock/index.js';
+import { killMarked, MARK_VAR, signalMarked } from './marks.js';
 
 export const KILL_GRACE_MS = 10_000;
 
@@ -28,6 +30,12 @@ export interface SpawnSpec {
   killGraceMs?: number;
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
+  /**
+   * The owner's attempt marker (`<data-dir key>.<owner>`, decision 182): the process and every
+   * descendant carry it with a nonce of this spawn, and termination reaches each of them even
+   * after it left the process group.
+   */
+  mark?: string;
 }
 
 export interface SpawnResult {
@@ -97,9 +105,10 @@ export function killOrphan(pid: number, startTicks: string | null): boolean {
 }
 
 export function startProcess(spec: SpawnSpec): RunningProcess {
+  const mark = spec.mark ? `${spec.mark}.${randomBytes(6).toString('hex')}` : null;
   const child = spawn(spec.file, spec.args, {
     cwd: spec.cwd,
-    env: spec.env,
+    env: mark ? { ...spec.env, [MARK_VAR]: mark } : spec.env,
     detached: process.platform !== 'win32',
     stdio: ['pipe', 'pipe', 'pipe'],
     windowsHide: true,
@@ -111,12 +120,17 @@ export function startProcess(spec: SpawnSpec): RunningProcess {
   let timeoutTimer: Timer | null = null;
   let exited = false;
 
+  let terminated = false;
   const terminate = () => {
     if (exited || graceTimer) return;
+    terminated = true;
     spec.onTerminate?.();
     killGroup(child, 'SIGTERM');
+    if (mark) signalMarked(mark, 'SIGTERM');
     graceTimer = spec.clock.setTimer(spec.killGraceMs ?? KILL_GRACE_MS, () => {
-      if (!exited) killGroup(child, 'SIGKILL');
+      if (exited) return;
+      killGroup(child, 'SIGKILL');
+      if (mark) killMarked(mark);
     });
   };
 
@@ -161,6 +175,9 @@ export function startProcess(spec: SpawnSpec): RunningProcess {
       if (resolved) return;
       resolved = true;
       exited = true;
+      // Checked after the kill: whatever the attempt started and is still alive, inside the
+      // group or out of it, is gone before the caller hears that the process ended.
+      if (terminated && mark) killMarked(mark);
       graceTimer?.cancel();
       timeoutTimer?.cancel();
       spec.signal?.removeEventListener('abort', onAbort);

@@ -15,8 +15,11 @@
  * A write the file system refuses (ENOSPC on a full disk, EDQUOT, EIO, a directory that cannot be
  * created) never throws: the writer records the first error in `failure`, drops what was queued
  * and everything later, and calls `onFailure`; the caller kills the process tree and fails the
- * step `transcript_unwritable` (issue 11, docs/reliability.md). What was written before the error
- * stays in the file. Every byte reaches the disk through one method, `writeOut`.
+ * step `transcript_unwritable` (issue 11, docs/reliability.md), or `disk_full` for a full disk
+ * (decision 180). While the daemon is in disk-full mode, `refuse` answers the error every write
+ * gets: it is asked before a line is queued and before each write goes out, and its answer fails
+ * the writer the same way. What was written before the error stays in the file. Every byte
+ * reaches the disk through one method, `writeOut`.
  */
 import { close, mkdir, open, writev } from 'node:fs';
 import { dirname } from 'node:path';
@@ -45,6 +48,8 @@ export class TranscriptWriter {
     private readonly maxBytes: number,
     private readonly onLatch?: () => void,
     private readonly onFailure?: (err: NodeJS.ErrnoException) => void,
+    /** A full data disk (decision 180): the error every write gets while it holds, else null. */
+    private readonly refuse?: () => NodeJS.ErrnoException | null,
   ) {
     mkdir(dirname(path), { recursive: true, mode: 0o700 }, (mkErr) => {
       if (mkErr) return this.onOpen(mkErr, null);
@@ -72,7 +77,7 @@ export class TranscriptWriter {
 
   /** Appends one line (a JSON value or a raw line); returns the offset after it, or null when dropped. */
   write(line: string | Record<string, unknown>): number | null {
-    if (this.latchedFlag || !this.open) return null;
+    if (this.latchedFlag || !this.open || this.refused()) return null;
     const text = typeof line === 'string' ? line : JSON.stringify(line);
     this.enqueue(Buffer.from(text.endsWith('\n') ? text : `${text}\n`));
     if (this.maxBytes > 0 && this.size > this.maxBytes) this.latch();
@@ -85,7 +90,7 @@ export class TranscriptWriter {
    * were taken and the offset after them; null when none were.
    */
   writeLines(lines: Buffer): { taken: number; offset: number } | null {
-    if (this.latchedFlag || !this.open || lines.length === 0) return null;
+    if (this.latchedFlag || !this.open || lines.length === 0 || this.refused()) return null;
     let taken = lines.length;
     if (this.maxBytes > 0 && this.size + taken > this.maxBytes) {
       // The line holding byte maxBytes + 1 is the one that crosses (`write` latches after it).
@@ -99,7 +104,7 @@ export class TranscriptWriter {
 
   /** Writes a daemon annotation even after the latch (step start/finish markers). */
   annotate(kind: string, fields: Record<string, unknown>, ts: string): void {
-    if (!this.open) return;
+    if (!this.open || this.refused()) return;
     // The annotation's own type wins over any field of the same name.
     this.enqueue(Buffer.from(`${JSON.stringify({ ...fields, type: `svc.${kind}`, ts })}\n`));
   }
@@ -139,8 +144,27 @@ export class TranscriptWriter {
     return this.failed === null && !this.closing;
   }
 
+  /**
+   * Nothing queued and no write in flight. A failed writer has dropped its queue, but a write it
+   * had in flight returns first, so `close()` never resolves under a write still landing.
+   */
   private get idle(): boolean {
-    return this.failed !== null || (!this.opening && !this.inFlight && this.queue.length === 0);
+    if (this.inFlight) return false;
+    return this.failed !== null || (!this.opening && this.queue.length === 0);
+  }
+
+  /**
+   * Asks `refuse` whether the data disk is full (decision 180): when it is, the writer fails with
+   * that error (dropping what is queued, calling `onFailure`) and true is returned. Asked before a
+   * line is queued and before each write goes out, so a writer stops at the next line once the
+   * daemon enters disk-full mode, whatever was queued before.
+   */
+  private refused(): boolean {
+    if (this.failed) return true;
+    const err = this.refuse?.();
+    if (!err) return false;
+    this.fail(err);
+    return true;
   }
 
   private latch(): void {
@@ -185,21 +209,33 @@ export class TranscriptWriter {
       this.settle();
       return;
     }
+    if (this.refused()) return;
     const batch = this.queue;
     this.queue = [];
     const fd = this.fd;
     this.inFlight = true;
     this.writeOut(fd, batch).then(
-      (n) => {
-        this.inFlight = false;
-        this.waiting -= n;
-        this.pump();
-      },
-      (err: NodeJS.ErrnoException) => {
-        this.inFlight = false;
-        this.fail(err);
-      },
+      (n) => this.written(fd, n, null),
+      (err: NodeJS.ErrnoException) => this.written(fd, 0, err),
     );
+  }
+
+  /** A write went out (`err` null) or was refused by the file system. */
+  private written(fd: number, n: number, err: NodeJS.ErrnoException | null): void {
+    this.inFlight = false;
+    if (this.failed) {
+      // The writer failed while this write was in flight (a disk-full refusal): the file is
+      // closed only now, so its descriptor cannot be reused under a write still running.
+      close(fd, () => {});
+      this.settle();
+      return;
+    }
+    if (err) {
+      this.fail(err);
+      return;
+    }
+    this.waiting -= n;
+    this.pump();
   }
 
   /**
@@ -243,7 +279,8 @@ export class TranscriptWriter {
     this.waiting = 0;
     const fd = this.fd;
     this.fd = null;
-    if (fd !== null) close(fd, () => {});
+    // A write in flight still uses the descriptor: `written` closes it when that write returns.
+    if (fd !== null && !this.inFlight) close(fd, () => {});
     this.settle();
     this.onFailure?.(err);
   }

@@ -1,6 +1,7 @@
 /** Request bodies of the project routes (SPEC §4.2); the record's fields are documented in docs/projects.md. */
 import { z } from 'zod';
 import { boundedString } from '../http/fields.js';
+import { branchField, pathField } from '../http/ref-fields.js';
 
 const ProjectName = boundedString('name', 512).refine(
   (s) => s.trim() !== '',
@@ -19,14 +20,11 @@ const described = {
 };
 
 export const CreateProjectSchema = z.strictObject({
-  path: z
-    .string({ error: 'path is required' })
-    .min(1, 'path is required')
-    .describe('The git repository on this machine: an absolute path to its working tree.'),
+  path: pathField('path').describe(
+    'The git repository on this machine: an absolute path to its working tree.',
+  ),
   name: ProjectName.optional().describe(described.name),
-  default_branch: boundedString('default_branch', 512)
-    .optional()
-    .describe(described.default_branch),
+  default_branch: branchField('default_branch').optional().describe(described.default_branch),
   default_workflow: z.string().min(1).nullable().optional().describe(described.default_workflow),
   max_parallel_tasks: z
     .number()
@@ -39,15 +37,11 @@ export const CreateProjectSchema = z.strictObject({
 });
 
 export const PatchProjectSchema = z.strictObject({
-  path: z
-    .string()
-    .min(1)
+  path: pathField('path')
     .optional()
     .describe('A new path for the repository (it moved); it must be the same repository.'),
   name: ProjectName.optional().describe(described.name),
-  default_branch: boundedString('default_branch', 512)
-    .optional()
-    .describe(described.default_branch),
+  default_branch: branchField('default_branch').optional().describe(described.default_branch),
   default_workflow: z.string().min(1).nullable().optional().describe(described.default_workflow),
   max_parallel_tasks: z
     .number()

@@ -5,6 +5,7 @@
  */
 import { basename, isAbsolute } from 'node:path';
 import { type Clock, formatMs } from '../clock/index.js';
+import { clipText } from '../echo.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { branchExists, checkRepository, detectDefaultBranch } from '../git/index.js';
@@ -57,13 +58,17 @@ export class ProjectService {
   }
 
   private async checkPath(path: string): Promise<string> {
+    // Messages quote at most 200 bytes of the path (decision 189).
+    const shown = clipText(path);
     if (!isAbsolute(path))
-      throw new SvcError('validation_failed', `path must be absolute: ${path}`, { field: 'path' });
+      throw new SvcError('validation_failed', `path must be absolute: ${shown}`, { field: 'path' });
     const check = await checkRepository(path);
     if (!check.ok || !check.toplevel)
-      throw new SvcError('validation_failed', check.reason ?? `${path} is not a git repository`, {
-        field: 'path',
-      });
+      throw new SvcError(
+        'validation_failed',
+        (check.reason ?? `${path} is not a git repository`).split(path).join(shown),
+        { field: 'path' },
+      );
     return check.toplevel;
   }
 

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { BOUNDS } from '../http/fields.js';
+import { fieldNameProblem } from '../http/input-rules.js';
 import { checkTemplate } from '../workflows/template/index.js';
 
 /** SPEC §4.6: lowercase letters, digits, `-`, `_`, `.`, starting with a letter or digit, no `..`. */
@@ -93,6 +94,14 @@ export const CreateTaskActionSchema = z.strictObject({
   workflow: nonEmpty('workflow').max(256).optional(),
   fields: z
     .record(z.string().min(1).max(BOUNDS.field_key), templateString('a field'))
+    // Judged on the whole map: a key schema's own message is lost behind zod's "Invalid key in
+    // record", and the file's reader needs the rule (decision 186).
+    .superRefine((m, ctx) => {
+      for (const k of Object.keys(m)) {
+        const problem = fieldNameProblem(k);
+        if (problem) ctx.addIssue({ code: 'custom', path: [k], message: problem });
+      }
+    })
     .refine(
       (m) => Object.keys(m).length <= BOUNDS.entries,
       `fields has over ${BOUNDS.entries} entries`,

@@ -5,7 +5,7 @@
  * runs call this same function; only the runtime then acts on the verdict (decision 082). What
  * "in flight", the overrun modes and the hourly limit mean is decision 089.
  */
-import { renderTemplate, taint } from '../workflows/template/index.js';
+import { renderTemplate, taintTree } from '../workflows/template/index.js';
 import {
   DEFAULT_DEDUPE_KEY,
   onFireOf,
@@ -111,16 +111,12 @@ export function actorAllowed(def: TriggerDefinition, event: Data): boolean {
   return def.allowed_actors.some((a) => a.toLowerCase() === lower);
 }
 
-/** Every string in `v` printed through `printer` (numbers and booleans print as they are). */
+/**
+ * Every string and every key in `v`, at any depth, printed through `printer` (numbers and
+ * booleans print as they are; decision 185).
+ */
 function taintAll(v: unknown, printer: (s: string) => string): unknown {
-  if (typeof v === 'string') return taint(v, printer);
-  if (Array.isArray(v)) return v.map((x) => taintAll(x, printer));
-  if (v && typeof v === 'object') {
-    const out: Data = {};
-    for (const [k, x] of Object.entries(v)) out[k] = taintAll(x, printer);
-    return out;
-  }
-  return v;
+  return taintTree(v, { printer });
 }
 
 /**

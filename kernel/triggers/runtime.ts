@@ -325,7 +325,11 @@ export class TriggerService {
 
   private async pollLoop(a: Active): Promise<void> {
     if (!this.isCurrent(a)) return;
-    await this.serial(a.id, () => this.pollOnce(a));
+    // A poll whose writes were refused (a full disk) is logged and polled again at the next
+    // interval, rather than ending the loop (issue 17).
+    await this.serial(a.id, () => this.pollOnce(a)).catch((err: unknown) => {
+      this.d.logger.error({ trigger: a.id, err: (err as Error).message }, 'trigger poll failed');
+    });
     if (!this.isCurrent(a)) return;
     const ms = a.source.interval?.(a.def.source) ?? 5 * 60_000;
     a.timer = this.d.clock.setTimer(ms, () => {
@@ -470,12 +474,22 @@ export class TriggerService {
   private fireOccurrence(a: Active, at: Date): Promise<unknown> {
     const sched = a.source.schedule?.(a.def.source);
     if (!sched) return Promise.resolve();
-    this.state.upsert(a.id, {
-      cursor: at.toISOString(),
-      last_poll_at: formatMs(this.d.clock.now()),
-      ok: 1,
-      error: null,
-    });
+    try {
+      this.state.upsert(a.id, {
+        cursor: at.toISOString(),
+        last_poll_at: formatMs(this.d.clock.now()),
+        ok: 1,
+        error: null,
+      });
+    } catch (err) {
+      // Called from a timer: a refused write (a full disk) is logged, never an uncaught
+      // exception; the occurrence is not delivered without its cursor (issue 17, decision 181).
+      this.d.logger.error(
+        { trigger: a.id, err: (err as Error).message },
+        'trigger occurrence not recorded',
+      );
+      return Promise.resolve();
+    }
     return this.serial(a.id, () => this.deliverNow(a.def, sched.event(at), false));
   }
 
@@ -508,6 +522,8 @@ export class TriggerService {
     if (!accepted.ok) {
       if (accepted.reason === 'not_an_event')
         throw new SvcError('validation_failed', accepted.message, { field: 'body' });
+      if (accepted.reason === 'event_id_invalid')
+        throw new SvcError('validation_failed', accepted.message, { field: 'X-Svc-Event-Id' });
       throw new SvcError('unauthorized', accepted.message, { reason: accepted.reason });
     }
     const row = await this.serial(id, () => this.deliverNow(def, accepted.event, false));

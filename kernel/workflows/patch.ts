@@ -10,6 +10,7 @@
  */
 import { statSync } from 'node:fs';
 import { z } from 'zod';
+import { clipText } from '../echo.js';
 import { SvcError } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { applyEdits, type EditFinding, MAX_EDIT_OPS } from '../yaml-edit/index.js';
@@ -48,10 +49,13 @@ export function patchTarget(registry: WorkflowRegistry, body: PatchWorkflowBody)
   );
   const target = matches.find((e) => e.winner) ?? matches[0];
   if (!target) {
-    const where = [body.scope && `scope ${body.scope}`, body.file && `file ${body.file}`]
+    const where = [body.scope && `scope ${body.scope}`, body.file && `file ${clipText(body.file)}`]
       .filter(Boolean)
       .join(', ');
-    throw new SvcError('not_found', `no workflow named ${body.name}${where ? ` (${where})` : ''}`);
+    throw new SvcError(
+      'not_found',
+      `no workflow named ${clipText(body.name)}${where ? ` (${where})` : ''}`,
+    );
   }
   if (target.scope === 'builtin' || target.file === null) {
     throw new SvcError(

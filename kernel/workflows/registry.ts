@@ -13,6 +13,7 @@ import { type FSWatcher, watch } from 'chokidar';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
+import { clipText } from '../echo.js';
 import { notFound } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import type { AgentValueSets } from '../plugin/index.js';
@@ -392,7 +393,7 @@ export class WorkflowRegistry {
   /** The shadowing winner of `name`; 404 when the view has none. */
   entry(name: string, projectId?: number): RankedEntry {
     const found = this.view(projectId).find(name);
-    if (!found) throw notFound(`no workflow named ${name}`);
+    if (!found) throw notFound(`no workflow named ${clipText(name)}`);
     return found;
   }
 
@@ -423,7 +424,7 @@ export class WorkflowRegistry {
   snapshot(name: string, projectId?: number): SnapshotResult {
     const view = this.view(projectId);
     const root = view.find(name);
-    if (!root) throw notFound(`no workflow named ${name}`);
+    if (!root) throw notFound(`no workflow named ${clipText(name)}`);
     return resolveSnapshot(root, view, { ...this.validateOptions(), host: this.host });
   }
 
@@ -549,7 +550,11 @@ export class WorkflowRegistry {
     const files = new Set([path]);
     const timer = setTimeout(() => {
       this.pending.delete(dir);
-      this.announce(scope, projectId, [...files].sort());
+      // A timer callback: a refused event write (a full disk) must not become an uncaught
+      // exception; the registry itself is already current (decision 180).
+      try {
+        this.announce(scope, projectId, [...files].sort());
+      } catch {}
     }, this.deps.eventDelayMs ?? 100);
     this.pending.set(dir, { timer, files });
   }

@@ -5,6 +5,7 @@
  * findings in `details.errors`; a name the view does not have is a 400 too, since the request,
  * not a route, named it.
  */
+import { clipText } from '../echo.js';
 import { isSvcError, SvcError } from '../errors.js';
 import type { Finding } from '../validation.js';
 import type { FieldDecl } from './fields.js';
@@ -44,7 +45,7 @@ export function taskWorkflowsFrom(registry: WorkflowRegistry): TaskWorkflows {
         if (isSvcError(err) && err.code === 'not_found')
           throw new SvcError(
             'validation_failed',
-            `no workflow named ${name} in the view of project ${project.name ?? project.id}`,
+            `no workflow named ${clipText(name)} in the view of project ${project.name ?? project.id}`,
             { field: 'workflow' },
           );
         throw err;

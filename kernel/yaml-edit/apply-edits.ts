@@ -1,4 +1,5 @@
 import { visit } from 'yaml';
+import { clipEchoes, clipText } from '../echo.js';
 import { editText } from './editor.js';
 import { EditFailure, type EditFinding, type EditResult } from './finding.js';
 import { detectLayout } from './layout.js';
@@ -102,13 +103,19 @@ function plan(op: EditOp): PlannedOp {
   }
 }
 
+/** A finding quotes at most 200 bytes of the client's path or keys (decision 189). */
 function fail(
   opIndex: number,
   path: string,
   code: EditFinding['code'],
   message: string,
 ): EditResult {
-  return { ok: false, findings: [{ op_index: opIndex, path, code, message }] };
+  return {
+    ok: false,
+    findings: [
+      { op_index: opIndex, path: clipText(path), code, message: clipEchoes(message, [path]) },
+    ],
+  };
 }
 
 interface SchemaIssue {
@@ -137,7 +144,12 @@ function schemaFindings(issues: readonly SchemaIssue[], ops: readonly EditOp[]):
         ? candidate.path
         : '';
     const where = rest.length > 0 ? `${rest.map(String).join('.')}: ` : '';
-    return { op_index: first, path, code: 'invalid_op', message: where + issue.message };
+    return {
+      op_index: first,
+      path: clipText(path),
+      code: 'invalid_op',
+      message: clipEchoes(where + issue.message, [path, ...rest.map(String)]),
+    };
   });
 }
 

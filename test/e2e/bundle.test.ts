@@ -19,6 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { DAEMON_NODE_FLAGS } from '../../kernel/daemon/index.js';
 import { builtinPluginFiles } from '../../kernel/plugin/index.js';
 import { waitFor } from '../support/app.js';
+import { skipUnlessCi } from '../support/ci.js';
 import { tempDir } from '../support/tmp.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -79,7 +80,9 @@ async function startIn(root: string, dataDir: string, configDir: string) {
   return { pid, codeCache: listening.code_cache, get, stop };
 }
 
-describe.skipIf(!BUILT)('the single-file build', () => {
+describe.skipIf(
+  skipUnlessCi(!BUILT && 'dist/ is not built (npm run build)', 'the single-file build'),
+)('the single-file build', () => {
   it('is what dist/bin/svc.js runs; SVC_NO_BUNDLE=1 runs the plain tsc output instead', () => {
     const version = (
       JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {

@@ -1,8 +1,10 @@
-// Issue 4 point 9: kill -9 of a real daemon mid-step loses nothing (decision 009).
+// Issue 4 point 9: kill -9 of a real daemon mid-step loses nothing (decision 009); what the step
+// started outside its process group is reaped by recovery too (issue 17, decision 182).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../support/app.js';
+import { skipUnlessCi } from '../support/ci.js';
 import { HAVE_BUILD, svc } from '../support/daemon-proc.js';
 import { gitRepo } from '../support/git.js';
 import { withWorkflows } from '../support/tasks.js';
@@ -17,8 +19,12 @@ function alive(pid: number): boolean {
   }
 }
 
-describe.skipIf(!HAVE_BUILD)('crash recovery', () => {
-  it('a killed daemon’s running step is closed interrupted, its orphan killed, and the task finishes after restart', async () => {
+describe.skipIf(
+  skipUnlessCi(!HAVE_BUILD && 'dist/ is not built (npm run build)', 'crash recovery'),
+)('crash recovery', () => {
+  it('a killed daemon’s running step is closed interrupted, its orphan killed, and the task finishes after restart', {
+    timeout: 90_000,
+  }, async () => {
     const root = tempDir('svc-crash-');
     const env = { SVC_DATA_DIR: join(root, 'data'), SVC_CONFIG_DIR: join(root, 'config') };
     const marks = tempDir('svc-marks-');
@@ -32,6 +38,7 @@ steps:
     run: |
       if [ -f ${marks}/ran-once ]; then echo second; exit 0; fi
       touch ${marks}/ran-once
+      setsid sh -c 'echo $$ > ${marks}/escaped; exec sleep 300' &
       sleep 300 &
       echo $! > ${marks}/child
       wait
@@ -58,10 +65,18 @@ steps:
         () => existsSync(join(marks, 'child')) && readFileSync(join(marks, 'child'), 'utf8').trim(),
       ),
     );
+    // A descendant that left the step's process group and session (decision 182).
+    const escaped = Number(
+      await waitFor(
+        () =>
+          existsSync(join(marks, 'escaped')) && readFileSync(join(marks, 'escaped'), 'utf8').trim(),
+      ),
+    );
     const { pid } = JSON.parse(readFileSync(join(root, 'data', 'daemon.json'), 'utf8'));
     process.kill(pid, 'SIGKILL');
     await waitFor(() => !alive(pid));
     expect(alive(child)).toBe(true);
+    expect(alive(escaped)).toBe(true);
 
     const again = svc(env, 'daemon', 'start');
     expect(again.code).toBe(0);
@@ -84,6 +99,7 @@ steps:
       [2, 'succeeded', null],
     ]);
     await waitFor(() => !alive(child));
+    expect(alive(escaped), 'recovery kills what left the group too').toBe(false);
     expect(svc(env, 'daemon', 'stop').code).toBe(0);
   });
 });

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipUnlessCi } from '../support/ci.js';
 import { HAVE_BUILD, svc } from '../support/daemon-proc.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -9,7 +10,9 @@ async function errorOf(res: Response): Promise<{ code: string; message: string }
   return ((await res.json()) as { error: { code: string; message: string } }).error;
 }
 
-describe.skipIf(!HAVE_BUILD)('svc daemon, end to end', () => {
+describe.skipIf(
+  skipUnlessCi(!HAVE_BUILD && 'dist/ is not built (npm run build)', 'svc daemon, end to end'),
+)('svc daemon, end to end', () => {
   let env: NodeJS.ProcessEnv;
   let dataDir: string;
   let base = '';
@@ -107,7 +110,9 @@ describe.skipIf(!HAVE_BUILD)('svc daemon, end to end', () => {
   });
 });
 
-describe.skipIf(!HAVE_BUILD)('stop and stale locks', () => {
+describe.skipIf(
+  skipUnlessCi(!HAVE_BUILD && 'dist/ is not built (npm run build)', 'stop and stale locks'),
+)('stop and stale locks', () => {
   it('stops cleanly through the API, and a killed daemon leaves no lock behind', async () => {
     const root = tempDir('svc-e2e-');
     const env = { SVC_DATA_DIR: join(root, 'data'), SVC_CONFIG_DIR: join(root, 'config') };

@@ -4,12 +4,15 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipUnlessCi } from '../support/ci.js';
 import { HAVE_BUILD, SVC_BIN, svc } from '../support/daemon-proc.js';
 import { gitRepo } from '../support/git.js';
 import { call, connect } from '../support/mcp.js';
 import { tempDir } from '../support/tmp.js';
 
-describe.skipIf(!HAVE_BUILD)('MCP on the built daemon', () => {
+describe.skipIf(
+  skipUnlessCi(!HAVE_BUILD && 'dist/ is not built (npm run build)', 'MCP on the built daemon'),
+)('MCP on the built daemon', () => {
   let env: NodeJS.ProcessEnv;
   let url = '';
   let token = '';

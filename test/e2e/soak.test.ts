@@ -9,11 +9,17 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { SoakResult } from '../../bench/soak.js';
+import { skipUnlessCi } from '../support/ci.js';
 import { tempDir } from '../support/tmp.js';
 
 const SOAK = fileURLToPath(new URL('../../dist/bench/soak.js', import.meta.url));
 
-describe.skipIf(!existsSync(SOAK))('npm run soak -- --small', () => {
+describe.skipIf(
+  skipUnlessCi(
+    !existsSync(SOAK) && 'dist/bench/soak.js is not built (npm run build)',
+    'npm run soak -- --small',
+  ),
+)('npm run soak -- --small', () => {
   it('holds every invariant under bursts, storms, reloads and SSE clients', {
     timeout: 300_000,
   }, async () => {

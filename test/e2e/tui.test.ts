@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/app.js';
+import { skipUnlessCi } from '../support/ci.js';
 import { gitRepo } from '../support/git.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -22,7 +23,9 @@ const SOCKET = `svc-e2e-${process.pid}`;
 const tmux = (...args: string[]) =>
   execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 
-describe.skipIf(skip)(`svc tui in a tmux session${skip ? ` (skipped: ${skip})` : ''}`, () => {
+const skipped = skipUnlessCi(skip, 'svc tui in a tmux session');
+
+describe.skipIf(skipped)(`svc tui in a tmux session${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let env: Record<string, string>;
   let root = '';
 

@@ -5,6 +5,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { skipUnlessCi } from '../support/ci.js';
 import { tempDir } from '../support/tmp.js';
 
 const SVC = fileURLToPath(new URL('../../dist/bin/svc.js', import.meta.url));
@@ -19,7 +20,12 @@ function svc(root: string, ...args: string[]) {
   return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
 }
 
-describe.skipIf(!existsSync(SVC))('svc workflow validate, built, offline', () => {
+describe.skipIf(
+  skipUnlessCi(
+    !existsSync(SVC) && 'dist/ is not built (npm run build)',
+    'svc workflow validate, built, offline',
+  ),
+)('svc workflow validate, built, offline', () => {
   it('accepts the examples and refuses a broken file with exit code 6', () => {
     const root = tempDir();
     const ok = svc(root, 'workflow', 'validate', EXAMPLES);

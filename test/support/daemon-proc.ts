@@ -43,6 +43,10 @@ export interface DaemonProc {
   kill9(): Promise<void>;
   /** SIGTERM, resolved once the process is gone. */
   stop(): Promise<void>;
+  /** True while the process runs. */
+  alive(): boolean;
+  /** What the process wrote to stderr so far (the last-resort guard writes there too). */
+  stderr(): string;
 }
 
 export function dirsIn(root: string): DaemonDirs {
@@ -56,9 +60,13 @@ export async function startDaemon(dirs: DaemonDirs, timeoutMs = 30_000): Promise
     [...DAEMON_NODE_FLAGS, SVC_BIN, 'daemon', 'run'],
     {
       env: { ...process.env, SVC_DATA_DIR: dirs.dataDir, SVC_CONFIG_DIR: dirs.configDir },
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr = `${stderr}${c.toString()}`.slice(-1024 * 1024);
+  });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   let gone = false;
   void exited.then(() => {
@@ -111,5 +119,7 @@ export async function startDaemon(dirs: DaemonDirs, timeoutMs = 30_000): Promise
       if (!gone) child.kill('SIGTERM');
       await exited;
     },
+    alive: () => !gone,
+    stderr: () => stderr,
   };
 }

@@ -18,7 +18,7 @@ import { BUILTINS, type Builtin, type ParamType } from './builtins.js';
 import { execError, isTemplateError, type TemplateError } from './errors.js';
 import { formatValue } from './fmt.js';
 import { quote } from './quote.js';
-import { deepUnwrap, findTaint, taint, unwrap } from './taint.js';
+import { deepUnwrap, findTaint, keyPrinterOf, taint, taintTree, unwrap } from './taint.js';
 import { goType, hasKey, isInt, isMap, isTrue, sortedKeys } from './values.js';
 
 // The evaluator, a port of Go's text/template exec.go over the value model of values.ts. Where a
@@ -34,6 +34,13 @@ export type MissingKey = 'error' | 'zero' | 'default';
  * definition, so the limit stays far below that and leaves room for the caller's own frames.
  */
 export const MAX_TEMPLATE_DEPTH = 100;
+
+/**
+ * How many `range` iterations one execution may run in all. Go has no such limit, but here a
+ * render runs on the daemon's only thread, and `{{range .Event.count}}` over a number an outsider
+ * chose (2e9) would stop it for minutes (decision 185).
+ */
+export const MAX_RANGE_ITERATIONS = 100_000;
 
 export interface ExecConfig {
   readonly name: string;
@@ -66,6 +73,7 @@ class State {
   vars: Variable[];
   executing: string;
   depth = 0;
+  iterations = 0;
 
   constructor(
     private readonly cfg: ExecConfig,
@@ -167,6 +175,10 @@ class State {
     const mark = this.vars.length;
     const { decl, isAssign } = r.pipe;
     const oneIteration = (index: unknown, elem: unknown): boolean => {
+      if (++this.iterations > MAX_RANGE_ITERATIONS) {
+        this.at(r);
+        this.fail(`range ran over the limit of ${MAX_RANGE_ITERATIONS} iterations`);
+      }
       if (decl.length > 0) {
         if (isAssign) this.setVar(decl[0]!.ident[0]!, decl.length > 1 ? index : elem);
         else this.setTopVar(1, elem);
@@ -190,7 +202,9 @@ class State {
     } else if (isMap(val)) {
       const keys = sortedKeys(val);
       ran = keys.length > 0;
-      for (const k of keys) if (oneIteration(k, val[k])) break;
+      // Keys someone else wrote stay theirs: `{{$k}}` prints through the map's key printer.
+      const kp = keyPrinterOf(val);
+      for (const k of keys) if (oneIteration(kp ? taint(k, kp) : k, val[k])) break;
     } else if (val !== undefined) {
       this.fail(`range can't iterate over ${formatValue(val)}`);
     }
@@ -403,7 +417,10 @@ class State {
     return this.callTainted(cmd, name, argv, (plain) => fn.impl(plain));
   }
 
-  /** Calls a function on plain values; a tainted argument makes a string result tainted too. */
+  /**
+   * Calls a function on plain values. A tainted argument taints the result: a string whole, a
+   * list or map (`index`, `slice` handing back part of one) in every string and key it holds.
+   */
   callTainted(
     cmd: AtNode,
     name: string,
@@ -413,7 +430,11 @@ class State {
     const t = argv.map((a) => findTaint(a)).find((x) => x !== null) ?? null;
     const plain = t ? argv.map((a) => deepUnwrap(a)) : argv;
     const result = this.call(cmd, name, () => invoke(plain));
-    return t && typeof result === 'string' ? taint(result, t.printer) : result;
+    if (!t) return result;
+    if (typeof result === 'string') return taint(result, t.printer);
+    if (typeof result === 'object' && result !== null)
+      return taintTree(result, { printer: t.printer });
+    return result;
   }
 
   call(cmd: AtNode, name: string, invoke: () => unknown): unknown {

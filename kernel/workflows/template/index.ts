@@ -5,9 +5,23 @@
  *  svc's `slug`. Reference: docs/templates.md. Uses: nothing. Decisions: 101. */
 
 export { isTemplateError, TemplateError, type TemplateErrorKind } from './errors.js';
-export { MAX_TEMPLATE_DEPTH, type MissingKey, type TemplateFunc } from './exec.js';
+export {
+  MAX_RANGE_ITERATIONS,
+  MAX_TEMPLATE_DEPTH,
+  type MissingKey,
+  type TemplateFunc,
+} from './exec.js';
 export { slug } from './slug.js';
-export { isTainted, Tainted, type TaintPrinter, taint } from './taint.js';
+export {
+  isTainted,
+  keyPrinterOf,
+  Tainted,
+  type TaintPolicy,
+  type TaintPrinter,
+  taint,
+  taintKeys,
+  taintTree,
+} from './taint.js';
 export {
   checkTemplate,
   parseTemplate,

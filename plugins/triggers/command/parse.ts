@@ -2,9 +2,9 @@
  * Reading a trigger command's output: one JSON value per line. An object with an `id` (a
  * non-empty string or a number) is an event; an object whose only key is `cursor` is the
  * watermark (the last one wins); blank lines are ignored; anything else is counted as refused,
- * never guessed at. At most `max` events are kept; the rest are counted as truncated.
+ * never guessed at, and so is a line nesting deeper than MAX_JSON_DEPTH. At most `max` events are kept; the rest are counted as truncated.
  */
-import type { TriggerEvent } from '../../../kernel/plugin/index.js';
+import { jsonNestsDeeper, type TriggerEvent } from '../../../kernel/plugin/index.js';
 
 export interface ParsedOutput {
   events: TriggerEvent[];
@@ -21,6 +21,11 @@ export function parseCommandOutput(stdout: string, max: number): ParsedOutput {
   for (const raw of stdout.split('\n')) {
     const line = raw.trim();
     if (line === '') continue;
+    // A line nested past the bound is refused before anything walks it (decision 189).
+    if (jsonNestsDeeper(line)) {
+      out.refused++;
+      continue;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);

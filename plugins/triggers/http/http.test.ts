@@ -63,6 +63,31 @@ describe('the signature scheme', () => {
     expect(sign('key', '1', Buffer.from('{}'))).toBe(vector);
   });
 
+  it('signs "<timestamp>.<event id>." plus the raw bytes when the id is a header (decision 188)', () => {
+    // Computed independently: printf '1.evt-1.{}' | openssl dgst -sha256 -hmac key
+    const vector = 'sha256=abc947c3ee461e58ae9ca62cb78acb66fe10dcb09dcd8be89f054e299922a0d1';
+    expect(sign('key', '1', '{}', 'evt-1')).toBe(vector);
+    const headers = (id: string | undefined, signedId: string | undefined) => ({
+      'x-svc-timestamp': TS,
+      'x-svc-signature': sign(SECRET, TS, raw, signedId),
+      ...(id === undefined ? {} : { 'x-svc-event-id': id }),
+    });
+    expect(verify(SECRET, headers('d-1', 'd-1'), raw, NOW, 300_000).ok).toBe(true);
+    for (const [sent, signedWith] of [
+      ['d-2', 'd-1'],
+      ['d-1', undefined],
+      [undefined, 'd-1'],
+    ] as const)
+      expect(verify(SECRET, headers(sent, signedWith), raw, NOW, 300_000)).toMatchObject({
+        ok: false,
+        reason: 'signature_mismatch',
+      });
+    expect(verify(SECRET, headers('a{b', 'a{b'), raw, NOW, 300_000)).toMatchObject({
+      ok: false,
+      reason: 'event_id_invalid',
+    });
+  });
+
   it.each([
     ['the right key', SECRET, TS, raw, true, undefined],
     ['a wrong key', 'another-secret-value', TS, raw, false, 'signature_mismatch'],

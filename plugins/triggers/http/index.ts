@@ -4,8 +4,8 @@
  * token; on top, its body must be signed with the trigger's own secret (signature.ts), read
  * from the file (`secret`, which is why trigger files are 0600) or from an environment variable
  * of the daemon (`secret_env`). The body is the event (a JSON object); its id is the body's `id`,
- * else the `X-Svc-Event-Id` header, else a digest of the raw bytes, so a replayed request is
- * deduped. Uses only the plugin door. Decision 083.
+ * else the `X-Svc-Event-Id` header (signed with the body), else a digest of the raw bytes, so a
+ * replayed request is deduped. Uses only the plugin door. Decisions 083, 188.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -65,7 +65,7 @@ export const httpSource = defineTriggerSource<HttpSource>({
   schema: HttpSourceSchema,
   meta: {
     kind: 'push',
-    help: 'Accepts signed events on POST /v1/triggers/{id}/events (headers X-Svc-Timestamp, X-Svc-Signature: sha256=HMAC(secret, "<timestamp>." + body)).',
+    help: 'Accepts signed events on POST /v1/triggers/{id}/events (headers X-Svc-Timestamp, X-Svc-Signature: sha256=HMAC(secret, "<timestamp>." + body), or over "<timestamp>.<id>." + body with X-Svc-Event-Id).',
     rows: [{ name: 'signature', control: 'signature', required: true }],
     signature: signatureRows,
     trusted: ['id'],
@@ -85,7 +85,8 @@ export const httpSource = defineTriggerSource<HttpSource>({
       return { ok: false, reason: 'not_an_event', message: 'the body must be a JSON object' };
     const obj = body as Record<string, unknown>;
     const own = obj.id;
-    const header = req.headers[EVENT_ID_HEADER]?.trim();
+    // Verified above: present, it is in the signed message and in the id grammar.
+    const header = req.headers[EVENT_ID_HEADER];
     const id =
       (typeof own === 'string' && own !== '') || (typeof own === 'number' && Number.isFinite(own))
         ? String(own)

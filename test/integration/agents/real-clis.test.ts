@@ -15,6 +15,7 @@ import { type OpenAiTurn, startOpenAiMock } from '../../fixtures/mock-models/ope
 import type { MockServer } from '../../fixtures/mock-models/sse.js';
 import { agentConfig, agentWorkflow, stepRuns } from '../../support/agents.js';
 import { buildTestApp, type TestApp } from '../../support/app.js';
+import { skipUnlessCi } from '../../support/ci.js';
 import { act, addProject, createTask, getTask, waitState } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
 
@@ -91,7 +92,12 @@ function bodies(mock: MockServer): string {
   return mock.requests.map((r) => JSON.stringify(r.body)).join('\n');
 }
 
-describe.skipIf(!CLAUDE)(`real claude through svc (${CLAUDE ?? 'not installed'})`, () => {
+describe.skipIf(
+  skipUnlessCi(
+    !CLAUDE && process.env.SVC_REAL_CLAUDE !== 'skip' && 'claude is not installed',
+    'real claude through svc',
+  ) || !CLAUDE,
+)(`real claude through svc (${CLAUDE ?? 'not installed'})`, () => {
   async function setup(
     turns: (worktree: string) => AnthropicTurn[],
     env: Record<string, string> = {},
@@ -239,7 +245,12 @@ describe.skipIf(!CLAUDE)(`real claude through svc (${CLAUDE ?? 'not installed'})
   });
 });
 
-describe.skipIf(!CODEX)(`real codex through svc (${CODEX ?? 'not installed'})`, () => {
+describe.skipIf(
+  skipUnlessCi(
+    !CODEX && process.env.SVC_REAL_CODEX !== 'skip' && 'codex is not installed',
+    'real codex through svc',
+  ) || !CODEX,
+)(`real codex through svc (${CODEX ?? 'not installed'})`, () => {
   async function setup(turns: OpenAiTurn[]) {
     const root = tempDir();
     const mock = await startOpenAiMock(turns);

@@ -1,7 +1,9 @@
 // Issue 11 point 3: a full disk under the transcripts directory. The attempt that cannot keep its
-// output is stopped and fails `transcript_unwritable`; the task blocks with the file system's own
-// code; nothing else is lost and the daemon keeps serving; `retry` resumes once there is room.
+// output is stopped and fails `disk_full` (issue 17, decision 180; `transcript_unwritable` for any
+// other refusal, decision 131); the task blocks with the file system's own code; nothing else is
+// lost and the daemon keeps serving; `retry` resumes once there is room.
 // Real ENOSPC comes from /dev/full (before the step) and from a write fault point (mid-step).
+// A real full file system (tmpfs) is in disk-full-data.test.ts.
 import { existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,7 +30,7 @@ function alive(pid: number): boolean {
 }
 
 describe('disk full on the transcripts directory', () => {
-  it('before the step: nothing is started, the task blocks transcript_unwritable, retry runs it', async () => {
+  it('before the step: nothing is started, the task blocks disk_full, retry runs it', async () => {
     const t = await buildTestApp();
     const marks = tempDir();
     const { project } = await addProject(t, {
@@ -46,11 +48,11 @@ describe('disk full on the transcripts directory', () => {
     symlinkSync('/dev/full', join(dir, '0-1.jsonl'));
     await act(t, task.id, 'resume');
     const blocked = await waitState(t, task.id, 'blocked');
-    expect(blocked.block_reason).toBe('transcript_unwritable');
+    expect(blocked.block_reason).toBe('disk_full');
     expect(blocked.block_detail).toContain('ENOSPC');
     expect(existsSync(join(marks, 'ran'))).toBe(false);
     expect(blocked.steps?.map((s) => [s.state, s.failure_reason])).toEqual([
-      ['failed', 'transcript_unwritable'],
+      ['failed', 'disk_full'],
     ]);
     // The disk has room again: retry starts a fresh attempt with its own transcript.
     unlinkSync(join(dir, '0-1.jsonl'));
@@ -84,9 +86,9 @@ describe('disk full on the transcripts directory', () => {
     await act(t, task.id, 'resume');
     const blocked = await waitState(t, task.id, 'blocked');
     expect(fault.refused).toBeGreaterThan(0);
-    expect(blocked.block_reason).toBe('transcript_unwritable');
+    expect(blocked.block_reason).toBe('disk_full');
     const run = blocked.steps?.[0];
-    expect(run).toMatchObject({ state: 'failed', failure_reason: 'transcript_unwritable' });
+    expect(run).toMatchObject({ state: 'failed', failure_reason: 'disk_full' });
     // The lines written before the fault are kept and served.
     const body = (await t.api('GET', `/v1/tasks/${task.id}/steps/${run?.id}/transcript`)).body;
     expect(body).toContain('"text":"first"');
@@ -98,6 +100,30 @@ describe('disk full on the transcripts directory', () => {
     const other = await createTask(t, { project_id: project.id, title: 'ok', workflow: 'ok' });
     expect((await waitState(t, other.id, 'done')).state).toBe('done');
     expect((await getTask(t, task.id)).state).toBe('blocked');
+  });
+});
+
+describe('a transcript the file system refuses for another reason', () => {
+  it('EIO fails the step transcript_unwritable, not disk_full (decision 131)', async () => {
+    const t = await buildTestApp();
+    const { project } = await addProject(t, {
+      chatty: commandWorkflow('chatty', 'while :; do echo line; sleep 0.02; done'),
+    });
+    const task = await createTask(t, {
+      project_id: project.id,
+      title: 'eio',
+      workflow: 'chatty',
+      paused: true,
+    });
+    failWrites(join(t.paths.transcriptsDir, String(task.id)), { allow: 600, code: 'EIO' });
+    await act(t, task.id, 'resume');
+    const blocked = await waitState(t, task.id, 'blocked');
+    expect(blocked.block_reason).toBe('transcript_unwritable');
+    expect(blocked.block_detail).toContain('EIO');
+    expect(blocked.steps?.[0]).toMatchObject({
+      state: 'failed',
+      failure_reason: 'transcript_unwritable',
+    });
   });
 });
 

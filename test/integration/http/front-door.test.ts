@@ -61,17 +61,24 @@ describe('Host guard', () => {
     },
   );
 
-  it.each(['evil.example:4000', 'attacker.localhost', '127.0.0.1.nip.io', '10.0.0.1'])(
-    'refuses %s, even on health',
-    async (host) => {
-      const t = await buildTestApp();
-      for (const url of ['/v1/health', '/v1/info']) {
-        const res = await t.api('GET', url, undefined, { host });
-        expect(res.statusCode).toBe(403);
-        expect(envelope(res.body).code).toBe('host_not_allowed');
-      }
-    },
-  );
+  it.each([
+    'evil.example:4000',
+    'attacker.localhost',
+    '127.0.0.1.nip.io',
+    '10.0.0.1',
+    // Issue 17 point 10: only a port may follow a bracketed address.
+    '[::1].evil.com',
+    '[::1]evil',
+    '[::1]:80.evil.com',
+    '[::1',
+  ])('refuses %s, even on health', async (host) => {
+    const t = await buildTestApp();
+    for (const url of ['/v1/health', '/v1/info']) {
+      const res = await t.api('GET', url, undefined, { host });
+      expect(res.statusCode).toBe(403);
+      expect(envelope(res.body).code).toBe('host_not_allowed');
+    }
+  });
 });
 
 describe('no CORS', () => {
@@ -247,6 +254,13 @@ describe('requests refused before routing', () => {
       'malformed_request',
     ],
     ['a bad header', 'GET /v1/info HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n', 400, 'malformed_request'],
+    // Issue 17 point 10: Node answered this one itself, with a bare 400.
+    [
+      'no Host header',
+      'GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n',
+      400,
+      'malformed_request',
+    ],
   ])('%s answers the envelope and closes', async (_what, request, status, code) => {
     const t = await buildTestApp();
     const answer = await raw(t, request);

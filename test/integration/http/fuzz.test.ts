@@ -10,6 +10,10 @@
 //     trigger directories are unchanged;
 //   - never carry the token, in the body or a header; nor may the log file, checked at the end.
 // Long-lived streams (`/events`) are opened on a real socket and dropped after their first frame.
+// Issue 17 hold 5 (decision 189) adds what that run missed: NUL and control characters in paths,
+// branch names and text, names git refuses, paths on pseudo file systems or past NAME_MAX, JSON
+// nested 10,000 deep, a 6 KB Content-Type; and no refusal may quote more than 200 bytes of input.
+// The budget is fixed (runs per route, fixed seeds), not timed: about 2,000 requests in seconds.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +61,23 @@ const hostileText = fc.oneof(
     'refs/heads/../../HEAD',
     '-rf',
     '--upload-pack=touch /tmp/' + MARKER,
+    // Control characters, branch names git refuses or that mislead, paths the kernel refuses.
+    'main\u0000x',
+    'a\nb',
+    '\r\n',
+    '\u001b[2J',
+    '\u0007',
+    'HEAD',
+    '/x',
+    'refs/heads/main',
+    'a..b',
+    'x.lock',
+    '@{-1}',
+    '/proc/self/x.tar.gz',
+    '/sys/x',
+    `/tmp/${'n'.repeat(300)}`,
+    `/tmp/${'p/'.repeat(2100)}x`,
+    '/tmp/a\nb',
   ),
   fc.constantFrom(...BOUNDS).map((n) => 'x'.repeat(n)),
 );
@@ -116,6 +137,10 @@ const KNOWN_KEYS = [
   'used_percent',
   'resets_at',
   'dir',
+  'default_branch',
+  'branch_template',
+  'existing_branch',
+  'message',
 ];
 
 const objectBody = fc
@@ -143,6 +168,12 @@ const rawBody = fc.constantFrom(
   '\u0000\u0001\u0002',
   `{"title":"${'y'.repeat(70 * 1024)}"}`,
   OVER_LARGE,
+  // Nesting past the bound, bare and under keys a handler walks (decision 189).
+  `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`,
+  `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+  `{"event":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`,
+  `{"fields":${'{"a":'.repeat(70)}1${'}'.repeat(70)}}`,
+  `{"max_parallel_tasks":${'['.repeat(65)}${']'.repeat(65)}}`,
 );
 
 const body = fc.oneof(
@@ -167,6 +198,7 @@ const contentType = fc.constantFrom(
   'application/json; charset=utf-16',
   '',
   'json',
+  `x/${'y'.repeat(6000)}`,
 );
 
 const QUERY_KEYS = [
@@ -225,11 +257,9 @@ describe('hostile input on every route', () => {
   let tables: string[];
   let base: string;
 
+  let countRows: () => Record<string, number>;
   const snapshot = (): Snapshot => {
-    const db = t.kernel.services.store.db;
-    const rows: Record<string, number> = {};
-    for (const name of tables)
-      rows[name] = db.prepare(`SELECT COUNT(*) FROM "${name}"`).pluck().get() as number;
+    const rows = countRows();
     const h = createHash('sha256');
     h.update(existsSync(t.paths.configFile) ? readFileSync(t.paths.configFile) : '');
     for (const dir of [t.paths.workflowsDir, join(t.paths.configDir, 'triggers')]) {
@@ -261,6 +291,11 @@ describe('hostile input on every route', () => {
         .pluck()
         .all() as string[]
     ).sort();
+    // Every table's row count in one prepared statement: the snapshot runs before every request.
+    const counts = t.kernel.services.store.db.prepare(
+      `SELECT ${tables.map((n) => `(SELECT COUNT(*) FROM "${n}") AS "${n}"`).join(', ')}`,
+    );
+    countRows = () => counts.get() as Record<string, number>;
   });
 
   /**
@@ -342,6 +377,9 @@ describe('hostile input on every route', () => {
                 expect(typeof body.error.code, where).toBe('number');
               else expect(codes.has(body.error.code as string), where).toBe(true);
               expect(snapshot(), where).toEqual(before);
+              // At most 200 bytes of any input quoted back: the long inputs here are runs.
+              const message = String((body.error as { message?: unknown }).message ?? '');
+              expect(/(.)\1{200}/su.test(message), where).toBe(false);
             }
           },
         ),

@@ -1,6 +1,7 @@
 // Issue 22 point 4 (decision 232): transcripts are written off the event loop, in batches, and
 // keep every byte in order; a batch of lines latches exactly where lines written one by one do;
-// a file system error is reported, never thrown.
+// a file system error is reported, never thrown; disk-full mode (decision 180) stops a writer at
+// its next line and its next write, whatever was queued.
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -83,5 +84,54 @@ describe('transcript writer', () => {
     expect(failed).toBe(1);
     expect(t.writeLines(Buffer.from('x\n'))).toBeNull();
     await t.close();
+  });
+
+  it('stops at the next write once the data disk is full, dropping what was queued', async () => {
+    const full = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    let refusing = false;
+    const failures: unknown[] = [];
+    const t = new TranscriptWriter(
+      join(tempDir(), 'q.jsonl'),
+      0,
+      undefined,
+      (err) => failures.push(err),
+      () => (refusing ? full : null),
+    );
+    // Queued while the file is still being opened: the first write is asked first, and refused.
+    expect(t.write('queued')).not.toBeNull();
+    refusing = true;
+    await t.flushed();
+    expect(t.failure).toBe(full);
+    expect(failures).toEqual([full]);
+    expect(t.write('later')).toBeNull();
+    await t.close();
+    expect(readFileSync(t.path, 'utf8')).toBe('');
+  });
+
+  it('refuses the next line once the data disk is full, with a write in flight', async () => {
+    const full = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    let refusing = false;
+    let failed = 0;
+    const t = new TranscriptWriter(
+      join(tempDir(), 'r.jsonl'),
+      0,
+      undefined,
+      () => failed++,
+      () => (refusing ? full : null),
+    );
+    const before = line(1);
+    t.write(before.trimEnd());
+    await t.flushed();
+    const chunk = Buffer.from(`${'z'.repeat(1023)}\n`.repeat(256));
+    expect(t.writeLines(chunk)).not.toBeNull();
+    expect(t.writeLines(chunk)).not.toBeNull();
+    refusing = true;
+    expect(t.writeLines(Buffer.from('x\n'))).toBeNull();
+    expect(t.annotate('step_finished', {}, 'T')).toBeUndefined();
+    expect(t.failure).toBe(full);
+    expect(failed).toBe(1);
+    await t.close();
+    // The write in flight lands before close() resolves; what was only queued never follows it.
+    expect(readFileSync(t.path, 'utf8')).toBe(before + chunk.toString());
   });
 });

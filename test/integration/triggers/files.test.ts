@@ -73,6 +73,29 @@ describe('trigger list rows', () => {
     expect(good).not.toHaveProperty('errors.0');
   });
 
+  it('refuses a create_task field name outside the grammar at load, naming it (decision 186)', async () => {
+    const w = await triggerWorld();
+    // A name a template could range over into a command line: the file is invalid, so no
+    // delivery ever tries to create a task with it.
+    await w.put(
+      'named',
+      commandTrigger(w, 'named', `${CREATE_OK}  fields:\n    "$(touch pwned)": "{{.Event.id}}"\n`),
+    );
+    await w.put(
+      'plain',
+      commandTrigger(w, 'plain', `${CREATE_OK}  fields:\n    ticket.id-2_x: "{{.Event.id}}"\n`),
+    );
+    w.t.kernel.services.triggers.reload('file');
+    const named = await w.row('named');
+    expect(named).toMatchObject({ valid: false, disarmed_reason: 'invalid' });
+    const errors = (named.errors ?? []) as Array<{ path: string; message: string }>;
+    expect(errors.map((e) => e.path)).toEqual(['action.fields.$(touch pwned)']);
+    expect(errors[0]?.message).toMatch(
+      /field name "\$\(touch pwned\)" is not allowed: a field name has only letters, digits/,
+    );
+    expect(await w.row('plain')).toMatchObject({ valid: true });
+  });
+
   it('reloads files edited on disk while running', async () => {
     const w = await triggerWorld();
     writeFileSync(join(w.t.paths.triggersDir, 'hot.yaml'), commandTrigger(w, 'hot', CREATE_OK));

@@ -1,6 +1,7 @@
 // Issue 8 point 2: the signed ingress POST /v1/triggers/{id}/events — accepted with the right
 // HMAC over the raw body and a fresh timestamp; refused for a wrong key, a stale timestamp, an
-// altered body or missing headers; 409 with details.reason when not armed (decision 083).
+// altered body or missing headers; 409 with details.reason when not armed (decision 083). The
+// event id taken from X-Svc-Event-Id is signed with the body (decision 188, issue 17 hold 4).
 import { describe, expect, it } from 'vitest';
 import { sign } from '../../../plugins/triggers/http/signature.js';
 import { CREATE_OK, type TriggerWorld, triggerWorld } from '../../support/triggers.js';
@@ -20,13 +21,21 @@ function send(
   w: TriggerWorld,
   id: string,
   raw: string,
-  opts: { secret?: string; ts?: number; body?: string; headers?: Record<string, string> } = {},
+  opts: {
+    secret?: string;
+    ts?: number;
+    body?: string;
+    headers?: Record<string, string>;
+    /** Signs with this event id and sends it as X-Svc-Event-Id. */
+    eventId?: string;
+  } = {},
 ) {
   const ts = String(opts.ts ?? Math.floor(w.clock.now() / 1000));
   return w.t.api('POST', `/v1/triggers/${id}/events`, opts.body ?? raw, {
     'content-type': 'application/json',
     'x-svc-timestamp': ts,
-    'x-svc-signature': sign(opts.secret ?? SECRET, ts, raw),
+    'x-svc-signature': sign(opts.secret ?? SECRET, ts, raw, opts.eventId),
+    ...(opts.eventId === undefined ? {} : { 'x-svc-event-id': opts.eventId }),
     ...opts.headers,
   });
 }
@@ -45,15 +54,59 @@ describe('http ingress', () => {
     expect(again.json()).toMatchObject({ event_id: 'evt-1', outcome: 'deduped' });
   });
 
-  it('takes the event id from X-Svc-Event-Id, else a digest of the body', async () => {
+  it('takes the event id from a signed X-Svc-Event-Id, else a digest of the body', async () => {
     const w = await triggerWorld();
     await w.put('hook', hook(w, 'hook'));
-    const withHeader = await send(w, 'hook', '{"action":"opened"}', {
-      headers: { 'x-svc-event-id': 'delivery-9' },
-    });
+    const withHeader = await send(w, 'hook', '{"action":"opened"}', { eventId: 'delivery-9' });
     expect(withHeader.json().event_id).toBe('delivery-9');
     const digest = await send(w, 'hook', '{"action":"closed"}');
     expect(digest.json().event_id).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('refuses a replay with a new X-Svc-Event-Id: the id is signed with the body', async () => {
+    const w = await triggerWorld();
+    await w.put('hook', hook(w, 'hook'));
+    const raw = '{"action":"opened"}';
+    const ts = String(Math.floor(w.clock.now() / 1000));
+    const first = await send(w, 'hook', raw, { eventId: 'delivery-1', ts: Number(ts) });
+    expect(first.json()).toMatchObject({ event_id: 'delivery-1', outcome: 'fired' });
+    const signature = sign(SECRET, ts, raw, 'delivery-1');
+    const resend = (headers: Record<string, string>) =>
+      w.t.api('POST', '/v1/triggers/hook/events', raw, {
+        'content-type': 'application/json',
+        'x-svc-timestamp': ts,
+        'x-svc-signature': signature,
+        ...headers,
+      });
+    for (let n = 2; n <= 5; n++) {
+      const res = await resend({ 'x-svc-event-id': `delivery-${n}` });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error.details.reason).toBe('signature_mismatch');
+    }
+    expect((await resend({})).statusCode).toBe(401);
+    expect((await resend({ 'x-svc-event-id': 'delivery-1' })).json().outcome).toBe('deduped');
+    // A request signed without an id cannot be given one either.
+    const bare = await send(w, 'hook', '{"action":"closed"}');
+    expect(bare.statusCode).toBe(200);
+    const renamed = await send(w, 'hook', '{"action":"closed"}', {
+      headers: { 'x-svc-event-id': 'fresh-id' },
+    });
+    expect(renamed.statusCode).toBe(401);
+    const fired = (await w.deliveries('hook')).filter(
+      (d) => (d as { outcome: string }).outcome === 'fired',
+    );
+    expect(fired).toHaveLength(2);
+  });
+
+  it('refuses an event id outside its grammar with 400 naming the header', async () => {
+    const w = await triggerWorld();
+    await w.put('hook', hook(w, 'hook'));
+    for (const id of ['a b', '{x}', 'x'.repeat(201), 'a\tb']) {
+      const res = await send(w, 'hook', '{"action":"x"}', { headers: { 'x-svc-event-id': id } });
+      expect(res.statusCode, id).toBe(400);
+      expect(res.json().error.details.field).toBe('X-Svc-Event-Id');
+    }
+    expect(await w.deliveries('hook')).toEqual([]);
   });
 
   it.each([
