@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import { cappedRun } from './lib/capped.js';
 import { cleanup, commandWorkflow, makeRepo, tempRoot } from './lib/env.js';
 import { handWork } from './lib/hand.js';
-import { baselineUnit } from './overhead.js';
 
 export interface ThroughputResult {
   tasks: number;
@@ -75,5 +74,3 @@ function baselineThroughput(root: string, n: number) {
     keepWorktrees: true,
   });
 }
-
-export { baselineUnit };

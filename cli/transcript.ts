@@ -19,9 +19,10 @@ export function renderEvent(type: string, d: Json): string[] {
   switch (type) {
     case 'svc.output':
     case 'command.output':
-      return lines(d.stream === 'stderr' ? `! ${str(d.text)}` : str(d.text));
+      // A live frame carries every line of a chunk of output (decision 232): each stderr line is marked.
+      return d.stream === 'stderr' ? lines(str(d.text)).map((l) => `! ${l}`) : lines(str(d.text));
     case 'svc.stderr':
-      return lines(`! ${str(d.text)}`);
+      return lines(str(d.text)).map((l) => `! ${l}`);
     case 'svc.command_started':
       return d.phase === 'check' ? [`$ (check) ${str(d.command)}`] : [`$ ${str(d.command)}`];
     case 'svc.step_finished':

@@ -14,6 +14,7 @@ import {
   type RunningDaemon,
   runDaemon,
 } from '../../kernel/daemon/index.js';
+import type { ProbeMark } from './probe.js';
 import { now } from './stats.js';
 
 const IDENTITY = {
@@ -121,6 +122,8 @@ export async function startInProcess(paths: Paths): Promise<InProcess> {
 export interface ChildDaemon {
   pid: number;
   api: Api;
+  /** Asks the daemon's probe (spawned with `probe: true`; bench/lib/probe.ts). */
+  probe<T = ProbeMark>(req: ProbeCall): Promise<T>;
   /** Milliseconds from spawn to the first 200 from /v1/health. */
   startMs: number;
   /** CPU the process had used by then (user + system, 10 ms ticks). */
@@ -161,12 +164,42 @@ export async function waitHealthy(getUrl: () => string | null, timeoutMs = 30_00
   }
 }
 
+/** The probe a bench daemon loads to report its CPU, RSS and event-loop delay over IPC. */
+const PROBE = fileURLToPath(new URL('./probe.js', import.meta.url));
+
+type ProbeCall =
+  | { cmd: 'mark' }
+  | { cmd: 'profile-start'; intervalUs?: number }
+  | { cmd: 'profile-stop'; file: string };
+
+export interface SpawnOptions {
+  /** Load the probe (bench/lib/probe.ts) and keep an IPC channel to it. */
+  probe?: boolean;
+  /** Run the plain tsc output instead of the bundle (profiles then name each module). */
+  unbundled?: boolean;
+}
+
 /** Starts `svc daemon run` in its own process with the flags `svc daemon start` gives it. */
-export async function spawnDaemon(paths: Paths): Promise<ChildDaemon> {
+export async function spawnDaemon(paths: Paths, opts: SpawnOptions = {}): Promise<ChildDaemon> {
   const t0 = now();
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, SVC_BIN, 'daemon', 'run'], {
-    env: { ...process.env, SVC_DATA_DIR: paths.dataDir, SVC_CONFIG_DIR: paths.configDir },
-    stdio: 'ignore',
+  const child = spawn(
+    process.execPath,
+    [...DAEMON_NODE_FLAGS, ...(opts.probe ? ['--import', PROBE] : []), SVC_BIN, 'daemon', 'run'],
+    {
+      env: {
+        ...process.env,
+        SVC_DATA_DIR: paths.dataDir,
+        SVC_CONFIG_DIR: paths.configDir,
+        ...(opts.unbundled ? { SVC_NO_BUNDLE: '1' } : {}),
+      },
+      stdio: opts.probe ? ['ignore', 'ignore', 'ignore', 'ipc'] : 'ignore',
+    },
+  );
+  let nextId = 0;
+  const pending = new Map<number, (v: unknown) => void>();
+  child.on('message', (m: { id: number }) => {
+    pending.get(m.id)?.(m);
+    pending.delete(m.id);
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   let url: string | null = null;
@@ -184,6 +217,13 @@ export async function spawnDaemon(paths: Paths): Promise<ChildDaemon> {
   return {
     pid,
     api: apiFor(url as unknown as string, token),
+    probe: <T>(req: ProbeCall) =>
+      new Promise<T>((resolve, reject) => {
+        if (!opts.probe || !child.connected) return reject(new Error('no probe in this daemon'));
+        const id = ++nextId;
+        pending.set(id, resolve as (v: unknown) => void);
+        child.send({ id, ...req });
+      }),
     startMs,
     startCpuMs,
     rssBytes: () => rssOf(pid),

@@ -11,7 +11,7 @@ import {
   type TaskInsert,
 } from '../../kernel/store/index.js';
 
-const STATES = ['done', 'done', 'done', 'done', 'done', 'done', 'blocked', 'aborted', 'paused'];
+const STATES = ['done', 'done', 'done', 'done', 'done', 'blocked', 'aborted', 'paused', 'archived'];
 
 export interface Seeded {
   tasks: number;
@@ -44,13 +44,16 @@ export function seedHistory(
       { id: 'test', type: 'manual', instructions: 'Check the result.' },
     ],
   });
-  db.prepare(
+  // Two projects, tasks alternating between them, so `project_id=` selects half of the history.
+  const insProject = db.prepare(
     `INSERT INTO projects (name, path, default_branch, default_workflow, max_parallel_tasks,
-       branch_template, created_at, updated_at) VALUES ('repo', ?, 'main', NULL, NULL, NULL, ?, ?)`,
-  ).run(repo, ts, ts);
+       branch_template, created_at, updated_at) VALUES (?, ?, 'main', NULL, NULL, NULL, ?, ?)`,
+  );
+  insProject.run('repo', repo, ts, ts);
+  insProject.run('other', `${repo}-other`, ts, ts);
   const task = (i: number): TaskInsert =>
     newTask({
-      project_id: 1,
+      project_id: 1 + (i % 2),
       title: `seeded task ${i}: refactor the parser and fix its tests`,
       description: 'A seeded task. '.repeat(8),
       state: STATES[i % STATES.length] as TaskInsert['state'],
@@ -62,12 +65,14 @@ export function seedHistory(
       base_branch: 'main',
       current_step: 2,
       step_total: 3,
-      block_reason: i % STATES.length === 6 ? 'step_failed' : null,
-      block_detail: i % STATES.length === 6 ? 'nonzero_exit at step test: exit 2' : null,
+      block_reason: STATES[i % STATES.length] === 'blocked' ? 'step_failed' : null,
+      block_detail:
+        STATES[i % STATES.length] === 'blocked' ? 'nonzero_exit at step test: exit 2' : null,
       created_via: 'api',
       created_at: ts,
       started_at: ts,
       finished_at: ts,
+      archived_at: STATES[i % STATES.length] === 'archived' ? ts : null,
     });
   const sample = task(1);
   const taskKeys = Object.keys(sample);

@@ -126,6 +126,7 @@ export class ChatService {
   start(): void {
     const { engine } = this.d;
     engine.openChat = (taskId) => this.openChatOn(taskId)?.id ?? null;
+    engine.openChats = (taskIds) => this.table.openOnTasks(taskIds, LIVE_CHAT_STATES);
     engine.closeChatForCancel = (taskId) => this.closeForTaskCancel(taskId);
     engine.projectDeleting = (projectId, projectPath) =>
       this.projectDeleting(projectId, projectPath);
@@ -792,7 +793,7 @@ export class ChatService {
         ...usage,
       });
     } finally {
-      transcript.close();
+      await transcript.close();
       rmSync(scratch, { recursive: true, force: true });
     }
   }

@@ -124,6 +124,22 @@ export class ChatsTable {
       .get(taskId, ...live) as ChatRow | undefined;
   }
 
+  /** The newest chat in `live` states on each of `taskIds`, by task id: one read for a list page. */
+  openOnTasks(taskIds: readonly number[], live: readonly ChatState[]): Map<number, number> {
+    const out = new Map<number, number>();
+    if (taskIds.length === 0) return out;
+    const rows = this.db
+      .prepare(
+        `SELECT linked_task_id AS task, MAX(id) AS chat FROM chats
+         WHERE linked_task_id IN (SELECT value FROM json_each(?))
+           AND state IN (${live.map(() => '?').join(', ')})
+         GROUP BY linked_task_id`,
+      )
+      .all(JSON.stringify(taskIds), ...live) as Array<{ task: number; chat: number }>;
+    for (const r of rows) out.set(r.task, r.chat);
+    return out;
+  }
+
   /** A chat of its own (not on a task) working on `branch`, other than `exceptId`. */
   claimOf(
     projectId: number,

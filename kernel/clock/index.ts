@@ -149,7 +149,12 @@ export function formatNs(ns: bigint): string {
   return `${new Date(ms).toISOString().slice(0, 19)}.${frac}Z`;
 }
 
-/** RFC 3339 UTC with second precision, the wire form of ordinary timestamps. */
+/**
+ * RFC 3339 UTC with millisecond precision, e.g. `2026-11-27T19:12:44.142Z`: the wire form of
+ * ordinary timestamps (tasks, step runs, projects, chats; decision 230), so a fast step's duration
+ * and an admission gap read from the API. Rows written before it carry whole seconds
+ * (`2026-11-27T19:12:44Z`); `Date.parse`, which every reader of a stored time uses, reads both.
+ */
 export function formatMs(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  return new Date(ms).toISOString();
 }

@@ -3,7 +3,8 @@
  * leaves a trace), the transcript, the StepContext handed to the step type's `run`, and the row's
  * final fields. The outcome goes back to the runner, which applies it to the task.
  */
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { type Clock, formatMs, formatNs } from '../clock/index.js';
@@ -74,6 +75,11 @@ export interface AttemptSpec {
   override?: { prompt_override?: string; run_override?: string };
   /** Journals the pid of the spawned process on the row (crash recovery finds orphans with it). */
   onSpawn?: (pid: number, startTicks: string | null) => void;
+  /**
+   * Runs inside the transaction that records the attempt's end, so what the caller makes of it
+   * (advance, block, done) commits with it: one transaction per transition (decision 235).
+   */
+  onSettled?: (result: AttemptResult) => void;
 }
 
 export interface AttemptResult {
@@ -177,6 +183,38 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   const config = deps.config();
   const attempt = deps.runs.lastAttempt(task.id, index, step.id, iteration) + 1;
   const now = formatMs(deps.clock.now());
+  const transcriptPath = transcriptFile(
+    deps.transcriptsDir,
+    task.id,
+    index,
+    step,
+    attempt,
+    iteration,
+    spec.groupId,
+  );
+  const maxBytes = tryParseSize(config.transcript_max_bytes) ?? 0;
+  const latch = new AbortController();
+  // Past transcript_max_bytes, or when the file system refuses a write (disk full), the latch
+  // stops the step's process tree: output that cannot be kept is not produced blind. While the
+  // daemon is in disk-full mode every line is refused, so each writer stops (decision 180).
+  const transcript = new TranscriptWriter(
+    transcriptPath,
+    maxBytes,
+    () => latch.abort(),
+    (err) => {
+      deps.disk.noteRefusal(err);
+      latch.abort();
+    },
+    () => deps.disk.refusing(),
+  );
+  // Created off the event loop (decision 232), and before the row that names it, so no reader
+  // finds a run whose transcript is not there yet; one transaction opens the attempt.
+  await transcript.opened();
+  // What the attempt changed is diffed between the HEADs around it (decision 171); the first is
+  // read before the row is written so the row carries it (one transaction, decision 235).
+  const head = async () =>
+    task.worktree_path ? await worktreeHead(task.worktree_path, project.path) : null;
+  const headBefore = await head();
   const runId = deps.store.tx(() => {
     const id = deps.runs.insert(
       newStepRun({
@@ -194,6 +232,8 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         prompt_override: spec.override?.prompt_override ?? null,
         run_override: spec.override?.run_override ?? null,
         counts_retry: spec.counts_retry ? 1 : 0,
+        transcript_path: transcriptPath,
+        head_before: headBefore,
         started_at: now,
       }),
     );
@@ -212,36 +252,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     }
     return id;
   });
-  // What the attempt changed is diffed between the HEADs around it (decision 171).
-  const head = async () =>
-    task.worktree_path ? await worktreeHead(task.worktree_path, project.path) : null;
-  deps.runs.update(runId, { head_before: await head() });
 
-  const maxBytes = tryParseSize(config.transcript_max_bytes) ?? 0;
-  const transcriptPath = transcriptFile(
-    deps.transcriptsDir,
-    task.id,
-    index,
-    step,
-    attempt,
-    iteration,
-    spec.groupId,
-  );
-  const latch = new AbortController();
-  // Past transcript_max_bytes, or when the file system refuses a write (disk full), the latch
-  // stops the step's process tree: output that cannot be kept is not produced blind. While the
-  // daemon is in disk-full mode every line is refused, so each writer stops (decision 180).
-  const transcript = new TranscriptWriter(
-    transcriptPath,
-    maxBytes,
-    () => latch.abort(),
-    (err) => {
-      deps.disk.noteRefusal(err);
-      latch.abort();
-    },
-    () => deps.disk.refusing(),
-  );
-  deps.runs.update(runId, { transcript_path: transcriptPath });
   const ts = () => formatNs(deps.clock.nowNs());
   transcript.annotate(
     'step_started',
@@ -364,6 +375,9 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     services: deps.services,
   };
 
+  // Open and written off the event loop (decision 232): the first lines are on disk before
+  // anything starts, so a transcript that cannot be written stops the attempt before its process.
+  await transcript.flushed();
   let outcome: StepOutcome;
   try {
     if (!spec.stepType.run) throw new Error(`step type ${step.type} cannot run on its own`);
@@ -468,11 +482,14 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
     },
     ts(),
   );
-  transcript.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
-  if (outcome.kind === 'awaiting_gate') rmSync(transcriptPath, { force: true });
+  // Every line is on disk before the row and the event say the attempt ended.
+  await transcript.close();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+  if (outcome.kind === 'awaiting_gate') await rm(transcriptPath, { force: true });
   // The outcome is what must not be lost: on a full disk it may spend the reserve (decision 180).
-  deps.disk.rescueTx(deps.store, () => {
+  // The runner applies it (advance, block, done) inside, so a retry after the reserve is spent
+  // records the attempt's end and the task's next move together, as the first try would have.
+  return deps.disk.rescueTx(deps.store, () => {
     deps.runs.update(runId, patch);
     if (outcome.kind !== 'awaiting_gate' && iteration === 0) {
       deps.events.append(
@@ -488,8 +505,10 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
         },
       );
     }
+    const result = { outcome, row: deps.runs.get(runId) as StepRunRow };
+    spec.onSettled?.(result);
+    return result;
   });
-  return { outcome, row: deps.runs.get(runId) as StepRunRow };
 }
 
 /** Closes an open row (gate rows on approve/reject/skip, rows orphaned by cancel or a crash). */

@@ -22,6 +22,7 @@ import { TaskActions } from './actions.js';
 import { type CreateOptions, TaskCreator } from './create.js';
 import { InputBroker } from './input.js';
 import { laneCounts } from './lane-merges.js';
+import { type ListQuery, TaskLister } from './list.js';
 import { loopView } from './loop-view.js';
 import { jsonOr, SETTLED_STATES, type WorkflowSnapshot } from './model.js';
 import type { AgentPort, ForgePort, WorkflowPort } from './ports.js';
@@ -65,16 +66,6 @@ export interface EngineDeps {
   forge?: ForgePort;
 }
 
-export interface ListQuery {
-  archived?: 'true' | 'false' | 'all';
-  project_id?: number;
-  state?: string;
-  parent_id?: number;
-  include_children?: 'true' | 'false';
-  limit?: number;
-  cursor?: number;
-}
-
 export class Engine {
   readonly tasks: TasksTable;
   readonly runs: StepRunsTable;
@@ -88,6 +79,15 @@ export class Engine {
   readonly stepServices: Record<string, unknown> = {};
   /** Hooks other rooms fill (chats: the open chat linking a task). */
   openChat: (taskId: number) => number | null = () => null;
+  /** The open chats linking a page of tasks, by task id: one read per list page (decision 233). */
+  openChats: (taskIds: number[]) => Map<number, number> = (ids) => {
+    const out = new Map<number, number>();
+    for (const id of ids) {
+      const chat = this.openChat(id);
+      if (chat !== null) out.set(id, chat);
+    }
+    return out;
+  };
   /** Stops and closes the open chat of a task being cancelled (SPEC §4.5). */
   closeChatForCancel: (taskId: number) => void = () => {};
   /** Chats' part of a project delete: refuse while a turn is live, else drop their worktrees. */
@@ -95,11 +95,13 @@ export class Engine {
   /** The live chat working on `branch` in a project, other than `exceptChat` (branch claims). */
   chatClaim: (projectId: number, branch: string, exceptChat?: number) => number | null = () => null;
   private readonly viewDecorators: Array<NonNullable<ViewContext['decorate']>> = [];
+  private readonly lister: TaskLister;
   private started = false;
 
   constructor(private readonly d: EngineDeps) {
     this.tasks = new TasksTable(d.store.db);
     this.runs = new StepRunsTable(d.store.db);
+    this.lister = new TaskLister(d.store.db);
     this.states = new TaskStates(d.store, this.tasks, d.projects.table, d.events, d.clock);
     this.input = new InputBroker(this.states, d.clock);
     this.precut = new Precutter({
@@ -326,43 +328,13 @@ export class Engine {
   }
 
   list(q: ListQuery): { rows: Array<Record<string, unknown>>; next_cursor: number | null } {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    // `+column` keeps SQLite off the state and project indexes here: with them it sorted every
-    // matching row (66 ms for one state at 10,000 tasks); walking ids newest first and stopping
-    // after one page costs at most one pass over the table (issue 11, docs/performance.md).
-    if (q.state) {
-      where.push('+state = ?');
-      params.push(q.state);
-    } else if (q.archived === 'true') where.push("+state = 'archived'");
-    else if (q.archived !== 'all') where.push("+state <> 'archived'");
-    if (q.project_id !== undefined) {
-      where.push('+project_id = ?');
-      params.push(q.project_id);
-    }
-    if (q.parent_id !== undefined) {
-      where.push('parent_task_id = ?');
-      params.push(q.parent_id);
-    } else if (q.include_children !== 'true') where.push('parent_task_id IS NULL');
-    if (q.cursor !== undefined) {
-      where.push('id < ?');
-      params.push(q.cursor);
-    }
-    const order = q.parent_id !== undefined ? 'lane_order, id' : 'id DESC';
     // Lanes of one parent come whole (the fan-out caps bound them); everything else is paged.
     const limit = q.limit ?? (q.parent_id !== undefined ? LANES_UNPAGED : LIST_PAGE_DEFAULT);
-    const sql = `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`;
-    const rows = this.d.store.db.prepare(sql).all(...params, limit + 1) as TaskRow[];
-    const more = rows.length > limit;
-    const page = more ? rows.slice(0, limit) : rows;
-    const sums = rollups(
-      this.d.store.db,
-      page.map((t) => t.id),
-    );
-    const ctx = this.viewContext();
+    const { rows, more } = this.lister.rows(q, limit);
+    const chats = this.openChats(rows.map((r) => r.id));
     return {
-      rows: page.map((t) => listRow(t, ctx, sums.get(t.id))),
-      next_cursor: more && q.parent_id === undefined ? (page.at(-1)?.id ?? null) : null,
+      rows: this.lister.views(rows, { decorate: this.viewContext().decorate }, chats),
+      next_cursor: more && q.parent_id === undefined ? (rows.at(-1)?.id ?? null) : null,
     };
   }
 

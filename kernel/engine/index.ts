@@ -14,7 +14,8 @@ export {
   canonicalJson,
   type HandoffSpec,
 } from './create.js';
-export { Engine, type EngineDeps, type ListQuery } from './engine.js';
+export { Engine, type EngineDeps } from './engine.js';
+export type { ListQuery } from './list.js';
 export {
   type FollowUpSpec,
   jsonOr,

@@ -456,7 +456,8 @@ export class Runner {
     }
     const override = jsonOr<PendingOverride | null>(task.pending_override, null);
     if (override) deps.states.patch(task.id, 'running', { pending_override: null });
-    const result = await runAttempt(deps, {
+    let next: Next = 'stop';
+    await runAttempt(deps, {
       task,
       project,
       snapshot,
@@ -471,8 +472,33 @@ export class Runner {
       signal: entry.ac.signal,
       counts_retry: true,
       override: override ?? undefined,
+      // The attempt's end, the task's advance and, after the last step, done: one transaction.
+      onSettled: (result) => {
+        next = this.applyOutcome(task, snapshot, step, index, result, entry);
+        if (next === 'next') next = this.doneIfLast(task.id, snapshot, entry);
+      },
     });
-    return this.applyOutcome(task, snapshot, step, index, result, entry);
+    return next;
+  }
+
+  /**
+   * After a step succeeded: the task is done when nothing follows — as the loop would decide on its
+   * next turn (not cancelled, no pause asked for, no repair or follow-up, no step left) — else the
+   * loop goes on.
+   */
+  private doneIfLast(taskId: number, snapshot: WorkflowSnapshot, entry: Active): Next {
+    const task = this.deps.tasks.get(taskId);
+    if (
+      entry.ac.signal.aborted ||
+      task?.state !== 'running' ||
+      task.pause_requested ||
+      task.repair_spec ||
+      task.followup_spec ||
+      task.current_step < snapshot.steps.length
+    )
+      return 'next';
+    this.deps.states.move(taskId, 'running', 'done', { finished_at: this.now() });
+    return 'stop';
   }
 
   /** Applies what a structural step ended as (FlowOutcome) to the task. */

@@ -13,8 +13,12 @@ import { type ContainerSettings, killContainer, wrapInContainer } from '../conta
 import type { SpawnOutcome, SpawnRequest } from '../plugin/index.js';
 import {
   LineSplitter,
+  type OutputBatch,
+  OutputLines,
+  type RunningProcess,
   resolveEnvironment,
   startProcess,
+  TRANSCRIPT_HIGH_WATER,
   type TranscriptWriter,
 } from '../proc/index.js';
 
@@ -38,7 +42,10 @@ export interface LoggedSpawn {
   signal: AbortSignal;
   /** True when the abort was a cancel or shutdown, not a latch: the outcome says `cancelled`. */
   cancelled(): boolean;
-  /** Each `svc.output` line written (lines mode), with the transcript offset after it. */
+  /**
+   * The `svc.output` lines of one chunk of output once written (lines mode): their texts joined
+   * with `\n`, and the transcript offset after the last (decision 232).
+   */
   onOutput?(line: { phase: string; stream: string; text: string; offset: number }): void;
   onSpawn?(pid: number, startTicks: string | null): void;
   /** The owner's attempt marker (decision 182): cancel, timeout and stop reach every descendant. */
@@ -53,6 +60,32 @@ const tailLines = (text: string, lines: number, maxBytes = 16 * 1024): string =>
   return out;
 };
 
+/** Enough of the end of a process's output for `tailLines`: the last 128 Ki characters at least. */
+class OutputTail {
+  private parts: string[] = [];
+  private length = 0;
+
+  push(text: string): void {
+    this.parts.push(text, '\n');
+    this.length += text.length + 1;
+    while (this.parts.length > 2 && this.length - (this.parts[0] as string).length >= 128 * 1024)
+      this.length -= (this.parts.shift() as string).length;
+  }
+
+  /** The output kept, without its final newline. */
+  text(): string {
+    return this.parts.join('').replace(/\n$/, '');
+  }
+}
+
+/** The texts of a batch's lines held in its first `taken` bytes (a transcript that latched mid-batch). */
+function firstLines(batch: OutputBatch, taken: number): string {
+  let n = 0;
+  for (let i = batch.bytes.indexOf(0x0a); i >= 0 && i < taken; i = batch.bytes.indexOf(0x0a, i + 1))
+    n++;
+  return batch.text.split('\n').slice(0, n).join('\n');
+}
+
 export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<SpawnOutcome> {
   const { config, transcript, ts } = s;
   const baseEnv = resolveEnvironment(config.environment);
@@ -64,30 +97,50 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     ts(),
   );
   const raw = req.stdoutMode === 'raw';
-  const split = { stdout: new LineSplitter(), stderr: new LineSplitter() };
-  let combined = '';
+  const tail = new OutputTail();
   let stderrTail = '';
-  const onLine = (stream: 'stdout' | 'stderr') => (text: string) => {
-    if (stream === 'stderr') stderrTail = `${stderrTail}${text}\n`.slice(-64 * 1024);
-    if (raw && stream === 'stdout') {
-      transcript.write(text);
-      req.onStdoutLine?.(text);
-      return;
-    }
-    if (raw && stream === 'stderr') {
+  // Raw mode (an agent's own stream): stdout lines go to the transcript verbatim, one by one, to
+  // the adapter's parser; stderr becomes svc.stderr lines.
+  const split = { stdout: new LineSplitter(), stderr: new LineSplitter() };
+  const onRawLine = (stream: 'stdout' | 'stderr') => (text: string) => {
+    if (stream === 'stderr') {
+      stderrTail = `${stderrTail}${text}\n`.slice(-64 * 1024);
       transcript.write({ type: 'svc.stderr', ts: ts(), text });
       return;
     }
-    combined += `${text}\n`;
-    if (combined.length > 256 * 1024) combined = combined.slice(-128 * 1024);
-    const offset = transcript.write({
-      type: 'svc.output',
-      ts: ts(),
-      phase: req.phase,
-      stream,
-      text,
-    });
-    if (offset !== null) s.onOutput?.({ phase: req.phase, stream, text, offset });
+    transcript.write(text);
+    req.onStdoutLine?.(text);
+  };
+  // Lines mode: every line an svc.output line, a chunk's lines encoded and written at once, and
+  // one live chunk per batch (decision 232).
+  const lines = {
+    stdout: new OutputLines(req.phase, 'stdout'),
+    stderr: new OutputLines(req.phase, 'stderr'),
+  };
+  const onBatch = (stream: 'stdout' | 'stderr', batch: OutputBatch | null) => {
+    if (!batch) return;
+    if (stream === 'stderr') stderrTail = `${stderrTail}${batch.text}\n`.slice(-64 * 1024);
+    tail.push(batch.text);
+    const put = transcript.writeLines(batch.bytes);
+    if (!put) return;
+    const text = put.taken === batch.bytes.length ? batch.text : firstLines(batch, put.taken);
+    s.onOutput?.({ phase: req.phase, stream, text, offset: put.offset });
+  };
+  let proc: RunningProcess | null = null;
+  let held = false;
+  const onChunk = (stream: 'stdout' | 'stderr') => (c: Buffer) => {
+    if (raw) split[stream].push(c, onRawLine(stream));
+    else onBatch(stream, lines[stream].push(c, ts()));
+    // The disk is behind: stop reading until it catches up, so the producer waits on its pipe.
+    if (!held && proc && transcript.pending > TRANSCRIPT_HIGH_WATER) {
+      held = true;
+      const p = proc;
+      p.pauseOutput();
+      void transcript.drained().then(() => {
+        held = false;
+        p.resumeOutput();
+      });
+    }
   };
   let launch = { file: req.file, args: req.args, env };
   let onTerminate: (() => void) | undefined;
@@ -119,7 +172,7 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     const runtime = s.container.runtime;
     onTerminate = () => killContainer(runtime, name);
   }
-  const proc = startProcess({
+  const started = startProcess({
     file: launch.file,
     args: launch.args,
     cwd: s.cwd,
@@ -130,35 +183,41 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     timeoutMs: req.timeoutMs,
     signal: s.signal,
     clock: s.clock,
-    onStdout: (c) => split.stdout.push(c, onLine('stdout')),
-    onStderr: (c) => split.stderr.push(c, onLine('stderr')),
+    onStdout: onChunk('stdout'),
+    onStderr: onChunk('stderr'),
     mark: s.mark,
   });
+  proc = started;
   try {
-    if (proc.pid !== undefined) s.onSpawn?.(proc.pid, proc.startTicks);
+    if (started.pid !== undefined) s.onSpawn?.(started.pid, started.startTicks);
   } catch (err) {
     // The pid could not be journaled (a full disk): a process nobody could find after a crash is
     // not left running (decision 180).
-    proc.terminate();
-    await proc.done;
+    started.terminate();
+    await started.done;
     throw err;
   }
-  s.onProcess?.(proc);
+  s.onProcess?.(started);
   req.onStart?.({
     write: (text) => {
-      proc.stdin?.write(text);
+      started.stdin?.write(text);
     },
     closeStdin: () => {
-      proc.stdin?.end();
+      started.stdin?.end();
     },
-    terminate: () => proc.terminate(),
-    pauseTimeout: () => proc.pauseTimeout(),
-    resumeTimeout: () => proc.resumeTimeout(),
+    terminate: () => started.terminate(),
+    pauseTimeout: () => started.pauseTimeout(),
+    resumeTimeout: () => started.resumeTimeout(),
   });
-  const r = await proc.done;
+  const r = await started.done;
   s.onProcess?.(null);
-  split.stdout.flush(onLine('stdout'));
-  split.stderr.flush(onLine('stderr'));
+  if (raw) {
+    split.stdout.flush(onRawLine('stdout'));
+    split.stderr.flush(onRawLine('stderr'));
+  } else {
+    onBatch('stdout', lines.stdout.end(ts()));
+    onBatch('stderr', lines.stderr.end(ts()));
+  }
   return {
     exit_code: r.exitCode,
     signal: r.signal,
@@ -166,7 +225,7 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     cancelled: r.aborted && s.cancelled(),
     transcript_limited: transcript.latched,
     spawn_error: r.spawnError ? `${r.spawnError.code ?? 'error'}: ${r.spawnError.message}` : null,
-    tail: tailLines(combined.replace(/\n$/, ''), 200),
+    tail: tailLines(tail.text(), 200),
     stderr_tail: stderrTail,
   };
 }

@@ -113,10 +113,18 @@ export class TaskStates {
     let stepsTotal = task.step_total;
     let currentStepName = '';
     try {
-      const snap = snapshotOf(task);
-      stepsTotal = snap.steps.length;
-      const step = snap.steps[task.current_step];
-      currentStepName = step ? (step.name ?? step.id) : '';
+      // The outline SQLite keeps beside the snapshot (migration 0015) is a few bytes to parse;
+      // the snapshot is every prompt of the workflow, and a task changes state several times.
+      if (task.steps_outline !== undefined) {
+        const outline = JSON.parse(task.steps_outline) as Array<[string, string]>;
+        stepsTotal = outline.length;
+        currentStepName = outline[task.current_step]?.[0] ?? '';
+      } else {
+        const snap = snapshotOf(task);
+        stepsTotal = snap.steps.length;
+        const step = snap.steps[task.current_step];
+        currentStepName = step ? (step.name ?? step.id) : '';
+      }
     } catch {}
     return {
       type: 'task.state_changed',

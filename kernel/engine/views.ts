@@ -13,7 +13,11 @@ export interface ViewContext {
   projectName(id: number): string;
   /** The open chat linked to a task, if any (chats add this later). */
   openChat(taskId: number): number | null;
-  /** Extra list/detail fields contributed by other rooms (loop rollup, …). */
+  /**
+   * Extra list/detail fields contributed by other rooms (loop rollup, …). In a list row
+   * (list.ts) `task` has no `workflow_snapshot` and `snapshot` holds only the current step, the
+   * whole step when it is a loop: the list never parses snapshots (decision 233).
+   */
   decorate?(task: TaskRow, snapshot: WorkflowSnapshot | null, view: Record<string, unknown>): void;
 }
 
@@ -145,18 +149,30 @@ export function listRow(
 ): Record<string, unknown> {
   // Parsed once per row: a snapshot carries every prompt of the workflow.
   const snap = snapshotOrNull(task);
-  const view = taskView(task, ctx, snap);
   const step = snap?.steps[task.current_step];
-  const name = step ? (step.name ?? step.id) : '';
-  return {
-    ...view,
-    project_name: ctx.projectName(task.project_id),
-    step_name: name,
-    status_message: statusMessage(task, name),
-    cost_usd: rollup?.cost_usd ?? null,
-    input_tokens: rollup?.input_tokens ?? 0,
-    output_tokens: rollup?.output_tokens ?? 0,
-  };
+  return listView(task, ctx, snap, step ? (step.name ?? step.id) : '', rollup);
+}
+
+/**
+ * A list row: the task's representation and what a list shows beside it — the project's name,
+ * the current step's name (`stepName`, its name or else its id, '' past the last), a status line,
+ * and the spend of every attempt. Shared by the detail (listRow) and the list (list.ts).
+ */
+export function listView(
+  task: TaskRow,
+  ctx: ViewContext,
+  snap: WorkflowSnapshot | null,
+  stepName: string,
+  rollup: Rollup | undefined,
+): Record<string, unknown> {
+  const view = taskView(task, ctx, snap);
+  view.project_name = ctx.projectName(task.project_id);
+  view.step_name = stepName;
+  view.status_message = statusMessage(task, stepName);
+  view.cost_usd = rollup?.cost_usd ?? null;
+  view.input_tokens = rollup?.input_tokens ?? 0;
+  view.output_tokens = rollup?.output_tokens ?? 0;
+  return view;
 }
 
 export function stepRunView(r: StepRunRow, stepTotal: number): Record<string, unknown> {

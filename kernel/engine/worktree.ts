@@ -20,6 +20,7 @@ import {
   GitError,
   git,
   gitRaw,
+  knownUpstreamOf,
   pruneWorktrees,
   removeWorktree,
   restoreWorktree,
@@ -208,24 +209,24 @@ export async function prepareWorktree(
     const left = cutOf(task);
     if (!opts.precut && (left || existsSync(path)))
       await discardUnstarted(projectPath, path, branch, task.base_branch, left);
-    // One git process answers both branch checks and the base's upstream (issue 11).
-    const facts = await branchFacts(projectPath, [branch, task.base_branch]);
-    if (facts.get(branch)?.exists) {
+    // The branch checks and the base's upstream come from the ref and config files, git only
+    // where they cannot answer plainly: a git process forks the daemon (decision 234).
+    if ((await branchTip(projectPath, branch)) !== null) {
       return {
         ok: false,
         reason: 'branch_exists',
         detail: `branch ${branch} already exists in ${projectPath}`,
       };
     }
-    let base = facts.get(task.base_branch);
-    if (!base?.exists) {
+    let baseTip = await branchTip(projectPath, task.base_branch);
+    if (baseTip === null) {
       // A base only on a remote was accepted at creation: fetched now, as `git switch` would
       // check it out (decision 205). Gone from the remote too: say how to recover.
       const remote = await checkoutRemoteBase(projectPath, task.base_branch);
       if (!remote.ok)
         return { ok: false, reason: 'base_branch_missing', detail: recovery(task, remote.detail) };
-      base = (await branchFacts(projectPath, [task.base_branch])).get(task.base_branch);
-      if (!base?.exists) {
+      baseTip = await branchTip(projectPath, task.base_branch);
+      if (baseTip === null) {
         return {
           ok: false,
           reason: 'base_branch_missing',
@@ -242,10 +243,15 @@ export async function prepareWorktree(
     }
     const from =
       opts.fetchBase && !opts.isLane
-        ? await freshStartPoint(projectPath, task.base_branch, undefined, base.upstream)
+        ? await freshStartPoint(
+            projectPath,
+            task.base_branch,
+            undefined,
+            await knownUpstreamOf(projectPath, task.base_branch),
+          )
         : task.base_branch;
     // The commit itself, so the mark below names exactly what the branch is cut at.
-    const start = from === task.base_branch ? await branchTip(projectPath, from) : from;
+    const start = from === task.base_branch ? baseTip : from;
     if (!start) {
       return {
         ok: false,

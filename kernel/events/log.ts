@@ -85,7 +85,7 @@ export class EventLog {
     subjects: EventSubjects,
     payload: Record<string, unknown> = {},
   ): StoredEvent {
-    return this.store.tx(() => {
+    return this.store.join(() => {
       const event: Omit<StoredEvent, 'id'> = {
         ts: formatNs(this.clock.nowNs()),
         kind,

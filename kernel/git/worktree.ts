@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { configUpstream } from './config-file.js';
 import { branchExists, commitsPastBase, headCommit } from './repo.js';
 import { GitError, git, gitRaw } from './run.js';
 
@@ -149,11 +150,15 @@ export async function upstreamOf(repo: string, branch: string): Promise<Upstream
 const upstreams = new Map<string, { stamp: string; up: Upstream | null }>();
 
 /**
- * `upstreamOf`, remembered per repository and branch while the repository's `.git/config` keeps
- * its size, mtime and inode: a task cut ahead of admission asks it for every task (decision 159).
- * A change made only in a file the config includes is not noticed until the config itself changes.
+ * The branch's configured upstream, read from the repository's config file when it answers plainly
+ * (config-file.ts, decision 234), else `upstreamOf`, remembered per repository and branch while the
+ * repository's `.git/config` keeps its size, mtime and inode: admission and a task cut ahead of it
+ * ask for every task (decision 159). A change made only in a file the config includes is not
+ * noticed until the config itself changes.
  */
 export async function knownUpstreamOf(repo: string, branch: string): Promise<Upstream | null> {
+  const plain = configUpstream(repo, branch);
+  if (plain !== undefined) return plain;
   let stamp: string;
   try {
     const st = statSync(join(repo, '.git', 'config'));

@@ -3,7 +3,7 @@
  * the start) or `tail` (the last N bytes, snapped back to a line start), never both. The body
  * always ends at the last complete line, and `X-Next-Offset` says where to continue.
  */
-import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { z } from 'zod';
 
 const nonNegative = z
@@ -34,14 +34,24 @@ export interface TranscriptSlice {
   size: number;
 }
 
-export function readTranscript(
+/**
+ * A page of the transcript, read off the event loop (decision 232): a client following sixteen
+ * busy transcripts reads megabytes a second, which synchronous reads made everyone else wait for.
+ */
+export async function readTranscript(
   path: string | null,
   q: { offset?: number; tail?: number; limit?: number },
-): TranscriptSlice | null {
-  if (!path || !existsSync(path)) return null;
-  const fd = openSync(path, 'r');
+): Promise<TranscriptSlice | null> {
+  if (!path) return null;
+  let fh: FileHandle;
   try {
-    const size = fstatSync(fd).size;
+    fh = await open(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const size = (await fh.stat()).size;
     const max = Math.min(q.limit ?? TRANSCRIPT_PAGE, TRANSCRIPT_PAGE);
     let start = q.offset ?? 0;
     if (q.tail !== undefined) {
@@ -49,18 +59,18 @@ export function readTranscript(
       if (start > 0) {
         // Snap back to the start of the line the tail begins in.
         const probe = Buffer.alloc(Math.min(start, 64 * 1024));
-        const n = readSync(fd, probe, 0, probe.length, start - probe.length);
-        const nl = probe.subarray(0, n).lastIndexOf(0x0a);
+        const { bytesRead } = await fh.read(probe, 0, probe.length, start - probe.length);
+        const nl = probe.subarray(0, bytesRead).lastIndexOf(0x0a);
         start = nl >= 0 ? start - probe.length + nl + 1 : start;
       }
     }
     if (start >= size) return { body: Buffer.alloc(0), nextOffset: Math.max(start, 0), size };
-    const buf = Buffer.alloc(Math.min(max, size - start));
-    const n = readSync(fd, buf, 0, buf.length, start);
-    const lastNl = buf.subarray(0, n).lastIndexOf(0x0a);
+    const buf = Buffer.allocUnsafe(Math.min(max, size - start));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, start);
+    const lastNl = buf.subarray(0, bytesRead).lastIndexOf(0x0a);
     const end = lastNl >= 0 ? lastNl + 1 : 0;
     return { body: buf.subarray(0, end), nextOffset: start + end, size };
   } finally {
-    closeSync(fd);
+    await fh.close();
   }
 }

@@ -69,7 +69,7 @@ export class DoctorService {
         status: 'running',
         pid: daemon.pid,
         port: daemon.port || null,
-        started_at: new Date(daemon.startedAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        started_at: new Date(daemon.startedAtMs).toISOString(),
         uptime_seconds: Math.floor((now - daemon.startedAtMs) / 1000),
         version: daemon.version,
       },

@@ -12,6 +12,7 @@ export {
 } from './capture.js';
 export { type EnvironmentPolicy, resolveEnvironment } from './env.js';
 export { killMarked, MARK_VAR, markedPids, procMarkPrefix, signalMarked } from './marks.js';
+export { type OutputBatch, OutputLines } from './output-lines.js';
 export {
   KILL_GRACE_MS,
   killOrphan,
@@ -22,4 +23,4 @@ export {
   type SpawnSpec,
   startProcess,
 } from './spawn.js';
-export { TranscriptWriter } from './transcript.js';
+export { TRANSCRIPT_HIGH_WATER, TranscriptWriter } from './transcript.js';

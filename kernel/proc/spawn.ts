@@ -59,6 +59,12 @@ export interface RunningProcess {
   /** Stops the timeout clock (while the process waits for a human); resumeTimeout restarts it. */
   pauseTimeout(): void;
   resumeTimeout(): void;
+  /**
+   * Stops reading the process's output (its writes block once the pipes fill) until
+   * `resumeOutput`: how a transcript that cannot keep up holds a producer back (decision 232).
+   */
+  pauseOutput(): void;
+  resumeOutput(): void;
 }
 
 export function processStartTicks(pid: number): string | null {
@@ -193,6 +199,14 @@ export function startProcess(spec: SpawnSpec): RunningProcess {
     terminate,
     pauseTimeout,
     resumeTimeout: arm,
+    pauseOutput: () => {
+      child.stdout?.pause();
+      child.stderr?.pause();
+    },
+    resumeOutput: () => {
+      child.stdout?.resume();
+      child.stderr?.resume();
+    },
   };
 }
 

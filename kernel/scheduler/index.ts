@@ -25,6 +25,14 @@ export interface SchedulerHooks {
   waiting?(tasks: QueuedTask[]): void;
 }
 
+/**
+ * Queued tasks a pass reads before it knows whether it needs the rest: with every slot taken the
+ * tail only waits, and a pass runs on every state change, so reading hundreds of queued rows each
+ * time was a large share of a task's CPU under a long queue (issue 22, decision 236). The tasks
+ * named to the engine as waiting (the worktrees it cuts ahead) come from this head.
+ */
+export const QUEUE_HEAD = 64;
+
 export class Scheduler {
   private scheduled = false;
   private stopped = true;
@@ -83,7 +91,21 @@ export class Scheduler {
       let nextClock = Number.POSITIVE_INFINITY;
       const caps = new Map<number, number | null>();
       const waiting: QueuedTask[] = [];
-      for (const task of this.tasks.admissionQueue()) {
+      // The head of the queue first: with every slot taken, the rest can only wait (decision 236).
+      let queue = this.tasks.admissionQueue(QUEUE_HEAD);
+      let whole = queue.length < QUEUE_HEAD;
+      const seen = new Set<number>();
+      for (let i = 0; ; i++) {
+        if (i >= queue.length) {
+          if (whole || used >= config.max_parallel_tasks) break;
+          // Slots left after the head (a project cap, clocks): read the whole queue.
+          queue = this.tasks.admissionQueue().filter((t) => !seen.has(t.id));
+          whole = true;
+          i = -1;
+          continue;
+        }
+        const task = queue[i] as QueuedTask;
+        seen.add(task.id);
         if (task.pause_requested) {
           hooks.park(task);
           continue;
@@ -112,6 +134,14 @@ export class Scheduler {
           perProject.set(task.project_id, inProject + 1);
           this.latencies.push(performance.now() - this.pokedAt);
           if (this.latencies.length > 10_000) this.latencies.splice(0, 5_000);
+        }
+      }
+      if (!whole) {
+        // Past the head: pause requests are honoured and clocks armed all the same.
+        for (const task of this.tasks.queuedPauses()) if (!seen.has(task.id)) hooks.park(task);
+        for (const text of this.tasks.queuedClocks()) {
+          const at = Date.parse(text);
+          if (at > now) nextClock = Math.min(nextClock, at);
         }
       }
       this.arm(nextClock);

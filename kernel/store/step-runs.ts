@@ -139,8 +139,12 @@ export class StepRunsTable {
 
   /** The task's most recent attempt (by insertion), any step. */
   newest(taskId: number): StepRunRow | undefined {
+    // The id from an index over the task's rows, then that one row: `ORDER BY id DESC LIMIT 1`
+    // read and sorted every row of the task (the runner asks before each step, issue 22).
     return this.db
-      .prepare('SELECT * FROM step_runs WHERE task_id = ? ORDER BY id DESC LIMIT 1')
+      .prepare(
+        'SELECT * FROM step_runs WHERE id = (SELECT MAX(id) FROM step_runs WHERE task_id = ?)',
+      )
       .get(taskId) as StepRunRow | undefined;
   }
 

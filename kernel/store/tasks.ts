@@ -68,9 +68,14 @@ export interface TaskRow {
   started_at: string | null;
   finished_at: string | null;
   archived_at: string | null;
+  /**
+   * `[[name or id, type], …]` of the snapshot's top-level steps, kept by SQLite triggers (migration
+   * 0015): present on every row read back, never written by svc.
+   */
+  steps_outline?: string;
 }
 
-export type TaskInsert = Omit<TaskRow, 'id'>;
+export type TaskInsert = Omit<TaskRow, 'id' | 'steps_outline'>;
 
 /** What an admission pass knows of a queued task. */
 export type QueuedTask = Pick<
@@ -200,13 +205,33 @@ export class TasksTable {
    * columns a pass reads. A pass runs on every state change; whole rows (each carrying its
    * workflow snapshot) made one pass over 500 queued tasks cost ~50 ms, narrow ones ~4 (issue 11).
    */
-  admissionQueue(): QueuedTask[] {
+  admissionQueue(limit = -1): QueuedTask[] {
     return this.db
       .prepare(
         `SELECT id, project_id, priority, pause_requested, admit_not_before FROM tasks
-         WHERE state = 'queued' ORDER BY priority DESC, created_at, id`,
+         WHERE state = 'queued' ORDER BY priority DESC, created_at, id LIMIT ?`,
+      )
+      .all(limit) as QueuedTask[];
+  }
+
+  /** Queued tasks whose pause was requested (read through their own index, migration 0015). */
+  queuedPauses(): QueuedTask[] {
+    return this.db
+      .prepare(
+        `SELECT id, project_id, priority, pause_requested, admit_not_before FROM tasks
+         WHERE state = 'queued' AND pause_requested = 1 ORDER BY priority DESC, created_at, id`,
       )
       .all() as QueuedTask[];
+  }
+
+  /** The clocks of queued tasks that have one (read through their own index, migration 0015). */
+  queuedClocks(): string[] {
+    return this.db
+      .prepare(
+        "SELECT admit_not_before FROM tasks WHERE state = 'queued' AND admit_not_before IS NOT NULL",
+      )
+      .pluck()
+      .all() as string[];
   }
 
   slotHolders(): Array<{ id: number; project_id: number }> {

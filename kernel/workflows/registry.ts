@@ -1,8 +1,8 @@
 /**
  * The workflow registry (SPEC §2.7): built-ins, global files `{config_dir}/workflows/*.yaml` and
- * project files `<repo>/.svc/workflows/*.yaml`, seen per project. Files are read on every request
- * (a handful of small files; validation is cached by content digest), so a change on disk is in
- * force at once; a chokidar watch announces changes as `workflow.registry_changed` events so
+ * project files `<repo>/.svc/workflows/*.yaml`, seen per project. Directories are listed and files
+ * stat'ed on every request, and a file is read again whenever its size, times or inode change
+ * (validation is cached by content digest), so a change on disk is in force at once; a chokidar watch announces changes as `workflow.registry_changed` events so
  * clients know to refresh. Precedence: project over global over built-in by name; within a scope
  * the first file by path wins and later ones are listed as `duplicate` (decision 029).
  */
@@ -137,6 +137,9 @@ export interface WorkflowRegistryDeps {
 
 const SCOPE_RANK: Record<WorkflowScope, number> = { project: 3, global: 2, builtin: 1 };
 
+/** How long a workflow file must have been unchanged before its stamp stands for its bytes. */
+const SETTLED_MS = 2000;
+
 export function digestOf(text: string | Buffer): { digest: string; version: string } {
   const hex = createHash('sha256').update(text).digest('hex');
   return { digest: `sha256:${hex}`, version: hex.slice(0, 32) };
@@ -162,6 +165,16 @@ export class WorkflowRegistry {
   /** Digests of our own writes, so the watch does not announce them a second time. */
   private readonly ownWrites = new Map<string, string>();
   private watching = false;
+  /**
+   * Each workflow file as last loaded, kept while its size, times and inode hold (and it had been
+   * still for SETTLED_MS when read), so a view — every task creation takes one — reads and digests
+   * only what changed (issue 22 point 2).
+   */
+  private readonly files = new Map<
+    string,
+    { stamp: string; optionsKey: string; entry: WorkflowEntry }
+  >();
+  private builtinEntries: { optionsKey: string; entries: WorkflowEntry[] } | null = null;
   readonly host: HostPlatform;
 
   constructor(private readonly deps: WorkflowRegistryDeps) {
@@ -190,9 +203,22 @@ export class WorkflowRegistry {
     };
   }
 
+  /** What validation depends on besides the text, as a cache key. */
+  private optionsKey(opts: ValidateOptions): string {
+    return JSON.stringify({
+      ...opts,
+      types: this.deps.types.listStepTypes().map((t) => t.meta.type),
+      checkTemplate: undefined,
+    });
+  }
+
   /** Validates a text with the live options (cached by digest and options). */
-  validate(text: string, opts: ValidateOptions = this.validateOptions()): WorkflowValidation {
-    const key = `${digestOf(text).digest}\0${JSON.stringify({ ...opts, types: this.deps.types.listStepTypes().map((t) => t.meta.type), checkTemplate: undefined })}`;
+  validate(
+    text: string,
+    opts: ValidateOptions = this.validateOptions(),
+    known?: { digest: string; optionsKey: string },
+  ): WorkflowValidation {
+    const key = `${known?.digest ?? digestOf(text).digest}\0${known?.optionsKey ?? this.optionsKey(opts)}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
     const result = validateWorkflowText(text, opts);
@@ -208,9 +234,10 @@ export class WorkflowRegistry {
     relFile: string | null,
     projectId: number | null,
     opts: ValidateOptions,
+    optionsKey = this.optionsKey(opts),
   ): WorkflowEntry {
     const { digest, version } = digestOf(text);
-    const validation = this.validate(text, opts);
+    const validation = this.validate(text, opts, { digest, optionsKey });
     return {
       name: validation.declaredName ?? (file ? stem(file) : ''),
       scope,
@@ -224,8 +251,15 @@ export class WorkflowRegistry {
     };
   }
 
-  private builtins(opts: ValidateOptions): WorkflowEntry[] {
-    return BUILTIN_WORKFLOWS.map((b) => this.load(b.text, 'builtin', null, null, null, opts));
+  private builtins(opts: ValidateOptions, optionsKey: string): WorkflowEntry[] {
+    if (this.builtinEntries?.optionsKey !== optionsKey)
+      this.builtinEntries = {
+        optionsKey,
+        entries: BUILTIN_WORKFLOWS.map((b) =>
+          this.load(b.text, 'builtin', null, null, null, opts, optionsKey),
+        ),
+      };
+    return this.builtinEntries.entries;
   }
 
   /** Reads one scope directory: `*.yaml` and `*.yml`, sorted by path. */
@@ -235,6 +269,7 @@ export class WorkflowRegistry {
     root: string,
     projectId: number | null,
     opts: ValidateOptions,
+    optionsKey: string,
   ): WorkflowEntry[] {
     let names: string[];
     try {
@@ -247,11 +282,28 @@ export class WorkflowRegistry {
       const file = join(dir, name);
       const relFile = relative(root, file).split('\\').join('/');
       let size: number;
+      let stamp: string;
+      let settled: boolean;
       try {
         const st = statSync(file);
         if (!st.isFile()) continue;
         size = st.size;
+        stamp = `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+        // A file changed within the clock's granularity could change again unseen by its stamp
+        // (git's "racily clean" entries): it is read again until it has been still a while.
+        settled = Date.now() - Math.max(st.mtimeMs, st.ctimeMs) > SETTLED_MS;
       } catch {
+        continue;
+      }
+      const known = this.files.get(file);
+      if (
+        known?.stamp === stamp &&
+        known.optionsKey === optionsKey &&
+        known.entry.relFile === relFile &&
+        known.entry.project_id === projectId &&
+        known.entry.scope === scope
+      ) {
+        out.push(known.entry);
         continue;
       }
       if (size > MAX_WORKFLOW_BYTES) {
@@ -287,7 +339,12 @@ export class WorkflowRegistry {
       } catch {
         continue;
       }
-      out.push(this.load(text, scope, file, relFile, projectId, opts));
+      const entry = this.load(text, scope, file, relFile, projectId, opts, optionsKey);
+      if (settled) {
+        if (this.files.size > 1000) this.files.clear();
+        this.files.set(file, { stamp, optionsKey, entry });
+      } else this.files.delete(file);
+      out.push(entry);
     }
     return out;
   }
@@ -302,18 +359,27 @@ export class WorkflowRegistry {
   /** Every entry a task in `projectId` (or, without it, any task outside projects) can see. */
   view(projectId?: number): RegistryView {
     const opts = this.validateOptions();
+    const optionsKey = this.optionsKey(opts);
     const project = projectId === undefined ? null : this.project(projectId);
     const loaded = [
-      ...this.builtins(opts),
+      ...this.builtins(opts, optionsKey),
       ...this.readDir(
         this.deps.paths.workflowsDir,
         'global',
         this.deps.paths.configDir,
         null,
         opts,
+        optionsKey,
       ),
       ...(project
-        ? this.readDir(projectWorkflowsDir(project.path), 'project', project.path, project.id, opts)
+        ? this.readDir(
+            projectWorkflowsDir(project.path),
+            'project',
+            project.path,
+            project.id,
+            opts,
+            optionsKey,
+          )
         : []),
     ];
     if (project && this.watching) this.watchProject(project);

@@ -1,7 +1,7 @@
 /**
  * Fault points for reliability tests (issue 11), injected from outside the code under test: the
- * kernel's own `writeSync` is replaced for file descriptors whose path matches, so the real write
- * path runs up to the system call and receives the error a full disk gives. Unprivileged, and
+ * kernel's own `writeSync` and `writev` are replaced for file descriptors whose path matches, so the
+ * real write path runs up to the system call and receives the error a full disk gives. Unprivileged, and
  * independent of running as root (where permission bits would not stop a write).
  */
 import fs, { readlinkSync } from 'node:fs';
@@ -50,10 +50,49 @@ export function failWrites(
     }
     return (original as (...a: unknown[]) => number)(fd, buffer, ...rest);
   }) as typeof fs.writeSync;
+  // Transcripts write off the event loop, many lines at once (decision 232): the same fault for
+  // `fs.writev`, as a full disk answers a batch — what fits is written (a short write), the next
+  // write fails.
+  const originalWritev = fs.writev;
+  const patchedWritev = ((fd: number, buffers: NodeJS.ArrayBufferView[], ...rest: unknown[]) => {
+    const cb = rest.at(-1) as (err: NodeJS.ErrnoException | null, written?: number) => void;
+    if (!healed && typeof fd === 'number' && pathOf(fd).startsWith(prefix)) {
+      const size = buffers.reduce((n, b) => n + b.byteLength, 0);
+      const room = (opts.allow ?? 0) - passed;
+      if (size > room && room > 0) {
+        const fits: Buffer[] = [];
+        let left = room;
+        for (const b of buffers) {
+          const bytes = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+          fits.push(bytes.subarray(0, Math.min(left, bytes.length)));
+          left -= Math.min(left, bytes.length);
+          if (left === 0) break;
+        }
+        passed += room;
+        (originalWritev as (...a: unknown[]) => void)(fd, fits, ...rest);
+        return;
+      }
+      if (size > room) {
+        refused++;
+        const code = opts.code ?? 'ENOSPC';
+        const err = Object.assign(new Error(`${code}: no space left on device, write`), {
+          code,
+          errno: -28,
+          syscall: 'write',
+        });
+        process.nextTick(() => cb(err));
+        return;
+      }
+      passed += size;
+    }
+    (originalWritev as (...a: unknown[]) => void)(fd, buffers, ...rest);
+  }) as typeof fs.writev;
   fs.writeSync = patched;
+  fs.writev = patchedWritev;
   syncBuiltinESMExports();
   const restore = () => {
     fs.writeSync = original;
+    fs.writev = originalWritev;
     syncBuiltinESMExports();
   };
   try {

@@ -116,7 +116,7 @@ export function chatRoutes(app: FastifyInstance, s: Services): void {
       const turn = s.chats.table.turn(chatId, seq);
       if (!turn) throw new SvcError('not_found', `turn ${seq} not found on chat ${chatId}`);
       const q = parseWith(TranscriptQuerySchema, req.query ?? {}, 'query');
-      const t = readTranscript(turn.transcript_path, q);
+      const t = await readTranscript(turn.transcript_path, q);
       if (!t) throw new SvcError('not_found', `turn ${seq} of chat ${chatId} has no transcript`);
       return reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')

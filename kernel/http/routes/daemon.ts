@@ -11,7 +11,7 @@ export function daemonRoutes(app: FastifyInstance, s: Services): void {
     return {
       version: s.daemon.version,
       pid: s.daemon.pid,
-      started_at: new Date(s.daemon.startedAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      started_at: new Date(s.daemon.startedAtMs).toISOString(),
       uptime_seconds: Math.floor((s.clock.now() - s.daemon.startedAtMs) / 1000),
       listen: c.listen,
       url: s.daemon.url,

@@ -88,7 +88,7 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
         throw new SvcError('not_found', `step run ${runId} not found on task ${id}`);
       const { format, ...query } = (req.query ?? {}) as Record<string, unknown>;
       const q = parseWith(TranscriptQuerySchema, query, 'query');
-      const t = readTranscript(row.transcript_path, q);
+      const t = await readTranscript(row.transcript_path, q);
       if (!t) throw new SvcError('not_found', `step run ${runId} has no transcript`);
       // ?format=events: an agent's raw stream lines as normalized events (decision 207).
       const body =

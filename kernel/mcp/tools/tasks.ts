@@ -137,12 +137,12 @@ export const taskTools: McpTool[] = [
       runOf(s, ids);
     },
     input: { schema: TranscriptQuerySchema, from: 'query' },
-    run: ({ s }, q, ids) => {
+    run: async ({ s }, q, ids) => {
       const row = runOf(s, ids);
       const runId = row.id;
       const tail =
         q.offset === undefined && q.tail === undefined ? TRANSCRIPT_DEFAULT_TAIL : q.tail;
-      const t = readTranscript(row.transcript_path, {
+      const t = await readTranscript(row.transcript_path, {
         ...q,
         ...(tail !== undefined ? { tail } : {}),
       });

@@ -16,6 +16,7 @@ import m0008 from './0008_worktree_cut.js';
 import m0009 from './0009_step_heads.js';
 import m0011 from './0011_lanes_and_held_events.js';
 import m0012 from './0012_worktree_changes.js';
+import m0015 from './0015_task_list.js';
 
 export interface Migration {
   version: number;
@@ -35,6 +36,7 @@ export const migrations: Migration[] = [
   m0009,
   m0011,
   m0012,
+  m0015,
 ];
 
 export const NEWEST_MIGRATION = migrations[migrations.length - 1] as Migration;

@@ -68,9 +68,7 @@ describe('claude usage limits', () => {
       'usage_limit_recheck_interval: 20m\n',
     );
     expect(task).toMatchObject({ state: 'queued', queued_reason: 'usage_limit' });
-    expect(task.admit_not_before).toBe(
-      new Date(t.clock.now() + 20 * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    );
+    expect(task.admit_not_before).toBe(new Date(t.clock.now() + 20 * 60_000).toISOString());
   });
 
   it('reported_only waits for a named reset and blocks on an estimate', async () => {

@@ -313,9 +313,24 @@ steps:
 `,
     });
     const task = await createTask(t, { project_id: project.id, title: 'P', workflow: 'part' });
+    // The slow lane is running once its state says so, but its commit is made by its command: wait
+    // for the commit itself, or the cancel can come first (a lane's step starts a few ms after
+    // its state changes, longer on a busy machine).
+    const committed = (branch: string) => {
+      try {
+        return repo.git('show', `${branch}:slow.txt`) === 'slow';
+      } catch {
+        return false;
+      }
+    };
     const lanes = await waitFor(async () => {
       const l = await lanesOf(t, task.id);
-      return l.length === 2 && l[0]?.state === 'done' && l[1]?.state === 'running' ? l : null;
+      return l.length === 2 &&
+        l[0]?.state === 'done' &&
+        l[1]?.state === 'running' &&
+        committed(l[1].branch_name as string)
+        ? l
+        : null;
     }, 30_000);
     const parked = await waitState(t, task.id, 'awaiting_children');
     expect(parked.available_actions).toEqual(['cancel', 'merge_finished', 'retry']);

@@ -291,7 +291,9 @@ steps:
       slow: commandWorkflow('slow', 'sleep 30', '    timeout: 20m\n    max_retries: 0\n'),
     });
     const task = await createTask(t, { project_id: project.id, title: 's', workflow: 'slow' });
-    await waitFor(async () => (await getTask(t, task.id)).steps?.length === 1);
+    // The timeout is armed when the process starts (its pid is recorded), which is after its row
+    // is written: the transcript's first line reaches the disk in between (decision 232).
+    await waitFor(async () => (await getTask(t, task.id)).steps?.[0]?.pid);
     await clock.advance('20m');
     const blocked = await waitState(t, task.id, 'blocked');
     expect(blocked.block_reason).toBe('timeout');

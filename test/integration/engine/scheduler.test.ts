@@ -1,5 +1,7 @@
 // Caps under load (issue 4): 30 tasks, max_parallel_tasks 3 and a project cap of 1, never exceeded.
 import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../../kernel/clock/index.js';
+import { QUEUE_HEAD } from '../../../kernel/scheduler/index.js';
 import { buildTestApp } from '../../support/app.js';
 import { act, addProject, commandWorkflow, createTask, waitState } from '../../support/tasks.js';
 
@@ -89,4 +91,45 @@ describe('scheduler', () => {
     expect(res.json().error.details).toEqual({ state: 'done' });
     expect((await t.api('PATCH', `/v1/tasks/${task.id}`, { title: 'no' })).statusCode).toBe(400);
   });
+
+  // Decision 236: a pass reads the head of a long queue; what lies past it is still seen.
+  it('past the head of a long queue: pause requests park, clocks are armed, order holds', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 10, 27, 12));
+    const t = await buildTestApp({ clock, config: 'max_parallel_tasks: 1\n' });
+    const { project } = await addProject(t, {
+      nap: commandWorkflow('nap', 'true'),
+      hold: commandWorkflow('hold', 'sleep 60'),
+    });
+    const holder = await createTask(t, { project_id: project.id, title: 'hold', workflow: 'hold' });
+    await waitState(t, holder.id, 'running');
+    const ids: number[] = [];
+    for (let i = 0; i < QUEUE_HEAD + 16; i++)
+      ids.push(
+        (await createTask(t, { project_id: project.id, title: `q${i}`, workflow: 'nap' })).id,
+      );
+    const db = t.kernel.services.store.db;
+    const paused = ids[QUEUE_HEAD + 5] as number;
+    const timed = ids[QUEUE_HEAD + 9] as number;
+    db.prepare('UPDATE tasks SET pause_requested = 1 WHERE id = ?').run(paused);
+    db.prepare(
+      "UPDATE tasks SET queued_reason = 'retry_backoff', admit_not_before = ? WHERE id = ?",
+    ).run(new Date(clock.now() + 3_600_000).toISOString(), timed);
+    const timers = clock.pending();
+    t.kernel.services.engine.poke();
+    await waitState(t, paused, 'paused');
+    expect(clock.pending()).toBeGreaterThan(timers);
+    // The queue drains in order once the slot frees; the clocked task waits for its hour.
+    const admitted: number[] = [];
+    t.kernel.services.events.subscribe((e) => {
+      if (e.kind === 'task.state_changed' && e.payload.to === 'running' && e.task_id)
+        admitted.push(e.task_id);
+    });
+    await act(t, holder.id, 'cancel');
+    const rest = ids.filter((id) => id !== paused && id !== timed);
+    for (const id of rest) await waitState(t, id, 'done', 60_000);
+    expect(admitted).toEqual(rest);
+    expect((await waitState(t, timed, 'queued')).admit_not_before).not.toBeNull();
+    await clock.advance('1h');
+    await waitState(t, timed, 'done');
+  }, 120_000);
 });

@@ -46,7 +46,7 @@ describe('scheduled backups', () => {
     // Assembled under a temporary .svc-backup-* directory that is gone afterwards.
     expect(readdirSync(dir).filter((n) => n.startsWith('.svc-backup-'))).toEqual([]);
     expect(readBackupState(t.paths.dataDir)).toMatchObject({
-      last_success_at: '2026-11-21T12:00:00Z',
+      last_success_at: '2026-11-21T12:00:00.000Z',
       last_error: null,
     });
   });
@@ -115,17 +115,20 @@ describe('scheduled backups', () => {
     await backups.whenIdle();
     const first = readBackupState(t.paths.dataDir);
     expect(first).toMatchObject({
-      last_attempt_at: '2026-11-21T10:00:00Z',
+      last_attempt_at: '2026-11-21T10:00:00.000Z',
       last_success_at: null,
       last_error: expect.stringMatching(/inside the workflows directory/),
     });
-    expect(backups.status()).toMatchObject({ failing: true, next_due_at: '2026-11-21T11:00:00Z' });
+    expect(backups.status()).toMatchObject({
+      failing: true,
+      next_due_at: '2026-11-21T11:00:00.000Z',
+    });
     await clock.advance('59m');
     await backups.whenIdle();
-    expect(readBackupState(t.paths.dataDir).last_attempt_at).toBe('2026-11-21T10:00:00Z');
+    expect(readBackupState(t.paths.dataDir).last_attempt_at).toBe('2026-11-21T10:00:00.000Z');
     await clock.advance('1m');
     await backups.whenIdle();
-    expect(readBackupState(t.paths.dataDir).last_attempt_at).toBe('2026-11-21T11:00:00Z');
+    expect(readBackupState(t.paths.dataDir).last_attempt_at).toBe('2026-11-21T11:00:00.000Z');
     expect(existsSync(join(workflows, 'backups'))).toBe(false);
     const failed = t.kernel.services.events.query({
       afterId: 0,

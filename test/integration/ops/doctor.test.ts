@@ -31,7 +31,7 @@ describe('GET /v1/doctor', () => {
     const t = await buildTestApp();
     for (let i = 1; i <= 30; i++) appendFileSync(t.paths.logFile, `{"msg":"line ${i}"}\n`);
     const r = await t.json<DoctorReport>('GET', '/v1/doctor');
-    expect(r.generated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(r.generated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(r.paths).toEqual({
       config_dir: t.paths.configDir,
       data_dir: t.paths.dataDir,

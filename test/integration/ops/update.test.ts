@@ -91,7 +91,7 @@ describe('GET /v1/update and the release poller', () => {
       latest_version: '1.2.0',
       published_at: '2026-11-20T08:00:00Z',
       release_url: 'https://example.invalid/releases/v1.2.0',
-      checked_at: '2026-11-21T10:01:00Z',
+      checked_at: '2026-11-21T10:01:00.000Z',
       update_available: true,
     });
     expect(u).not.toHaveProperty('error');
@@ -135,7 +135,10 @@ describe('GET /v1/update and the release poller', () => {
     await updates.whenIdle();
     const failed = await t.json<UpdateView>('GET', '/v1/update');
     expect(failed.error).toMatch(/HTTP 502/);
-    expect(failed).toMatchObject({ latest_version: '1.2.0', checked_at: '2026-11-21T10:01:00Z' });
+    expect(failed).toMatchObject({
+      latest_version: '1.2.0',
+      checked_at: '2026-11-21T10:01:00.000Z',
+    });
     feed.status = 200;
     feed.body = [...FEED, release('v1.3.0')];
     await clock.advance('1h');

@@ -114,14 +114,14 @@ describe('environment policy', () => {
 });
 
 describe('transcripts', () => {
-  it('latch past the cap: the crossing line whole, a limit line, then nothing', () => {
+  it('latch past the cap: the crossing line whole, a limit line, then nothing', async () => {
     const path = join(tempDir(), 't', '0-1.jsonl');
     let latched = 0;
     const t = new TranscriptWriter(path, 100, () => latched++);
     expect(t.write({ n: 1, text: 'x'.repeat(40) })).not.toBeNull();
     expect(t.write({ n: 2, text: 'y'.repeat(60) })).not.toBeNull();
     expect(t.write({ n: 3 })).toBeNull();
-    t.close();
+    await t.close();
     const lines = readFileSync(path, 'utf8')
       .trim()
       .split('\n')
@@ -130,22 +130,22 @@ describe('transcripts', () => {
     expect(latched).toBe(1);
   });
 
-  it('serve complete lines from an offset or a tail, with the next offset', () => {
+  it('serve complete lines from an offset or a tail, with the next offset', async () => {
     const path = join(tempDir(), 'x.jsonl');
     const t = new TranscriptWriter(path, 0);
     for (let i = 0; i < 10; i++) t.write({ i });
-    t.close();
-    const all = readTranscript(path, {});
+    await t.close();
+    const all = await readTranscript(path, {});
     expect(all?.body.toString().trim().split('\n')).toHaveLength(10);
     // 20 bytes back lands inside line 7; the slice snaps back to that line's start.
-    const tail = readTranscript(path, { tail: 20 });
+    const tail = await readTranscript(path, { tail: 20 });
     expect(tail?.body.toString()).toBe('{"i":7}\n{"i":8}\n{"i":9}\n');
-    expect(readTranscript(path, { tail: 16 })?.body.toString()).toBe('{"i":8}\n{"i":9}\n');
+    expect((await readTranscript(path, { tail: 16 }))?.body.toString()).toBe('{"i":8}\n{"i":9}\n');
     expect(tail?.nextOffset).toBe(all?.size);
-    const from = readTranscript(path, { offset: all?.size ?? 0 });
+    const from = await readTranscript(path, { offset: all?.size ?? 0 });
     expect(from?.body.length).toBe(0);
-    const mid = readTranscript(path, { offset: 8 });
+    const mid = await readTranscript(path, { offset: 8 });
     expect(mid?.body.toString().startsWith('{"i":1}')).toBe(true);
-    expect(readTranscript(join(tempDir(), 'missing'), {})).toBeNull();
+    expect(await readTranscript(join(tempDir(), 'missing'), {})).toBeNull();
   });
 });

@@ -107,6 +107,45 @@ describe('store', () => {
     store.close();
   });
 
+  // Issue 22: transactions run on statements compiled once instead of a wrapper built per call;
+  // what they do must not change.
+  it('undoes a nested transaction that throws and keeps the rest; a failed outer one leaves nothing', () => {
+    const store = new Store(openDatabase(join(tempDir(), 'svc.db')));
+    const { db } = store;
+    db.exec('CREATE TABLE t (v TEXT)');
+    const put = (v: string) => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+    const rows = () =>
+      (db.prepare('SELECT v FROM t ORDER BY rowid').all() as Array<{ v: string }>).map((r) => r.v);
+    store.tx(() => {
+      put('outer');
+      expect(() =>
+        store.tx(() => {
+          put('inner');
+          throw new Error('inner fails');
+        }),
+      ).toThrow('inner fails');
+      store.tx(() => put('second inner'));
+      store.join(() => put('joined'));
+    });
+    expect(rows()).toEqual(['outer', 'second inner', 'joined']);
+    expect(() =>
+      store.tx(() => {
+        put('lost');
+        store.tx(() => put('lost too'));
+        throw new Error('outer fails');
+      }),
+    ).toThrow('outer fails');
+    expect(rows()).toEqual(['outer', 'second inner', 'joined']);
+    expect(db.inTransaction).toBe(false);
+    expect(() => store.tx(() => Promise.resolve())).toThrow(/promise/);
+    expect(db.inTransaction).toBe(false);
+    // Outside a transaction, join opens its own: its after-commit work runs once it commits.
+    const ran: string[] = [];
+    store.join(() => store.afterCommit(() => ran.push('joined alone')));
+    expect(ran).toEqual(['joined alone']);
+    store.close();
+  });
+
   it('the kernel refuses to start on a too-new schema', async () => {
     const root = tempDir();
     const first = await buildTestApp({ root, keepOpen: true });

@@ -46,7 +46,7 @@ describe('schedule source', () => {
     const { project } = await addProject(t, WORKFLOWS);
     await put(t, schedule(project.id));
     const row = await t.json<{ poll: Record<string, unknown> }>('GET', '/v1/triggers/hourly');
-    expect(row.poll).toMatchObject({ seeded: true, last_poll_at: '2026-01-01T00:30:00Z' });
+    expect(row.poll).toMatchObject({ seeded: true, last_poll_at: '2026-01-01T00:30:00.000Z' });
     expect(await ledger(t)).toEqual([]);
 
     await advance(t, clock, '29m');

@@ -193,4 +193,26 @@ describe('workflow registry', () => {
     expect(names).toContain('fine');
     expect(names).not.toContain('secret');
   });
+
+  // Issue 22 point 2: a view keeps what it read of a file that has been still a while, and
+  // reads it again the moment anything about it changes — same size, same second included.
+  it('reads a file again when it changes, even to bytes of the same length', async () => {
+    const t = await buildTestApp();
+    const file = writeGlobal(
+      t,
+      'same.yaml',
+      wf('same', '  - id: aaaa', '    type: command', '    run: make'),
+    );
+    const stepsOf = async () =>
+      (await list(t)).find((r) => r.name === 'same')?.steps.map((x) => x.id);
+    expect(await stepsOf()).toEqual(['aaaa']);
+    // Rewritten at once, same length: a fresh file is never taken on its stamp alone.
+    writeFileSync(file, wf('same', '  - id: bbbb', '    type: command', '    run: make'));
+    expect(await stepsOf()).toEqual(['bbbb']);
+    // Still long enough to be kept, then rewritten with bytes of the same length.
+    await new Promise((r) => setTimeout(r, 2_200));
+    expect(await stepsOf()).toEqual(['bbbb']);
+    writeFileSync(file, wf('same', '  - id: cccc', '    type: command', '    run: make'));
+    expect(await stepsOf()).toEqual(['cccc']);
+  });
 });

@@ -51,6 +51,13 @@ describe('output', () => {
         read,
       ).lines,
     ).toEqual(['! e']);
+    // A frame carries a whole chunk of lines (decision 232): each stderr line is marked.
+    expect(
+      liveLines(
+        frame('command.output', { run_id: 4, stream: 'stderr', text: 'e1\ne2', offset: 9 }),
+        read,
+      ).lines,
+    ).toEqual(['! e1', '! e2']);
     expect(liveLines(frame('agent.output', { run_id: 5, text: 'a\nb\n' }), read).lines).toEqual([
       'a',
       'b',

@@ -1,0 +1,68 @@
+/**
+ * Loaded into a daemon the bench starts (`node --import …/probe.js`): answers the bench over the
+ * IPC channel with what only the daemon's own process can measure — its CPU (`process.cpuUsage()`,
+ * user + system of every thread, children excluded), its RSS, its event loop's delay
+ * (`perf_hooks.monitorEventLoopDelay`) — and takes a CPU profile of a window on request. Nothing
+ * here runs unless the daemon was spawned with an IPC channel, and the channel never keeps the
+ * daemon alive.
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+export type ProbeRequest =
+  | { id: number; cmd: 'mark' }
+  | { id: number; cmd: 'profile-start'; intervalUs?: number }
+  | { id: number; cmd: 'profile-stop'; file: string };
+
+export interface ProbeMark {
+  /** Microseconds of CPU since the process started. */
+  user: number;
+  system: number;
+  rss: number;
+  /** Event-loop delay since the previous mark, milliseconds. */
+  delayP50: number;
+  delayP99: number;
+  delayMax: number;
+}
+
+if (process.send) {
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  let session: Session | null = null;
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session?.post(method, params ?? {}, (err, r) => (err ? reject(err) : resolve(r))),
+    );
+  const answer = (id: number, body: object) => process.send?.({ id, ...body });
+  process.on('message', (m: ProbeRequest) => {
+    if (m.cmd === 'mark') {
+      const cpu = process.cpuUsage();
+      const mark: ProbeMark = {
+        user: cpu.user,
+        system: cpu.system,
+        rss: process.memoryUsage.rss(),
+        delayP50: delay.percentile(50) / 1e6,
+        delayP99: delay.percentile(99) / 1e6,
+        delayMax: delay.max / 1e6,
+      };
+      delay.reset();
+      answer(m.id, mark);
+    } else if (m.cmd === 'profile-start') {
+      session = new Session();
+      session.connect();
+      void post('Profiler.enable')
+        .then(() => post('Profiler.setSamplingInterval', { interval: m.intervalUs ?? 200 }))
+        .then(() => post('Profiler.start'))
+        .then(() => answer(m.id, {}));
+    } else if (m.cmd === 'profile-stop') {
+      void post('Profiler.stop').then((r) => {
+        writeFileSync(m.file, JSON.stringify((r as { profile: unknown }).profile));
+        session?.disconnect();
+        session = null;
+        answer(m.id, {});
+      });
+    }
+  });
+  process.channel?.unref();
+}

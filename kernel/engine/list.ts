@@ -1,0 +1,149 @@
+/**
+ * The task list (`GET /v1/tasks`, MCP `tasks_list`, `svc task list`): one statement per page
+ * (issue 22 point 3, decision 233). The page's ids come from an index in `id` order (migration
+ * 0015), then the same statement joins each row's project name, its current step's name and type
+ * (from `steps_outline`, never the snapshot), and the cost and token sums of its attempts (read
+ * from the covering index `step_runs_spend`); the open chats of the page are one more read, by
+ * the chats' hook. A row reads every column but the workflow snapshot; the snapshot of a
+ * task whose current step is a loop is read for that step alone (the loop decorator needs it).
+ * Rows are the detail's rows less its detail-only keys (test/integration/engine/list-rows.test.ts).
+ */
+import type { Db, TaskRow } from '../store/index.js';
+import type { StepDef, WorkflowSnapshot } from './model.js';
+import { listView, type ViewContext } from './views.js';
+
+export interface ListQuery {
+  archived?: 'true' | 'false' | 'all';
+  project_id?: number;
+  state?: string;
+  parent_id?: number;
+  include_children?: 'true' | 'false';
+  limit?: number;
+  cursor?: number;
+}
+
+/** What the statement adds to a task's columns. */
+interface Extra {
+  __project: string | null;
+  __step: string | number | null;
+  __step_type: string | null;
+  __loop_step: string | null;
+  __cost: number | null;
+  __input: number | null;
+  __output: number | null;
+}
+
+type ListedRow = TaskRow & Extra;
+
+/**
+ * Columns the list never reads: the snapshot is the bulk of a row (its outline is read instead),
+ * and a row leaves out the task's prompt (up to 1 MiB; the detail carries it).
+ */
+const UNREAD = new Set(['workflow_snapshot', 'steps_outline', 'prompt']);
+
+/** What the statement selects after the task's columns, in order. */
+const EXTRA: Array<keyof Extra> = [
+  '__project',
+  '__step',
+  '__step_type',
+  '__loop_step',
+  '__cost',
+  '__input',
+  '__output',
+];
+
+export class TaskLister {
+  private readonly names: string[];
+  private readonly columns: string;
+
+  constructor(private readonly db: Db) {
+    const all = db.prepare('PRAGMA table_info(tasks)').all() as Array<{ name: string }>;
+    const read = all.map((c) => c.name).filter((n) => !UNREAD.has(n));
+    this.columns = read.map((n) => `t.${n}`).join(', ');
+    this.names = [...read, ...EXTRA];
+  }
+
+  /**
+   * One page: `limit` rows (at most one more is read, to tell whether another page follows) under
+   * the filters and cursor of `q`, newest first; a parent's lanes in lane order, whole.
+   */
+  rows(q: ListQuery, limit: number): { rows: ListedRow[]; more: boolean } {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.state) {
+      where.push('t.state = ?');
+      params.push(q.state);
+    } else if (q.archived === 'true') where.push("t.state = 'archived'");
+    else if (q.archived !== 'all') where.push("t.state <> 'archived'");
+    if (q.project_id !== undefined) {
+      where.push('t.project_id = ?');
+      params.push(q.project_id);
+    }
+    if (q.parent_id !== undefined) {
+      where.push('t.parent_task_id = ?');
+      params.push(q.parent_id);
+    } else if (q.include_children !== 'true') where.push('t.parent_task_id IS NULL');
+    if (q.cursor !== undefined) {
+      where.push('t.id < ?');
+      params.push(q.cursor);
+    }
+    const order = q.parent_id !== undefined ? 't.lane_order, t.id' : 't.id DESC';
+    const step = "'$[' || t.current_step || ']'";
+    const spend = (sum: string) => `(SELECT ${sum} FROM step_runs s WHERE s.task_id = t.id)`;
+    const sql = `WITH page AS MATERIALIZED (
+        SELECT t.id FROM tasks t ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY ${order} LIMIT ?)
+      SELECT ${this.columns}, p.name,
+        json_extract(t.steps_outline, ${step} || '[0]'),
+        json_extract(t.steps_outline, ${step} || '[1]'),
+        CASE WHEN json_extract(t.steps_outline, ${step} || '[1]') = 'loop'
+          THEN json_extract(t.workflow_snapshot, '$.steps[' || t.current_step || ']') END,
+        ${spend('SUM(s.cost_usd)')}, ${spend('SUM(s.input_tokens)')}, ${spend('SUM(s.output_tokens)')}
+      FROM page JOIN tasks t ON t.id = page.id
+      LEFT JOIN projects p ON p.id = t.project_id
+      ORDER BY ${order}`;
+    // Arrays, not objects, from SQLite: building a 50-key object per row in the binding cost more
+    // than the rest of the page (decision 233).
+    const raw = this.db
+      .prepare(sql)
+      .raw(true)
+      .all(...params, limit + 1) as unknown[][];
+    const more = raw.length > limit;
+    if (more) raw.length = limit;
+    const { names } = this;
+    const rows = raw.map((values) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
+      return row as unknown as ListedRow;
+    });
+    return { rows, more };
+  }
+
+  /** The list rows of `rows`, as the detail shows them. */
+  views(
+    rows: ListedRow[],
+    ctx: Omit<ViewContext, 'projectName' | 'openChat'>,
+    openChats: Map<number, number>,
+  ): Array<Record<string, unknown>> {
+    const names = new Map<number, string>();
+    for (const r of rows) names.set(r.project_id, r.__project ?? '');
+    const context: ViewContext = {
+      ...ctx,
+      projectName: (id) => names.get(id) ?? '',
+      openChat: (id) => openChats.get(id) ?? null,
+    };
+    return rows.map((r) => {
+      const name = r.__step === null ? '' : r.__step;
+      const steps: StepDef[] = [];
+      if (r.__loop_step !== null) steps[r.current_step] = JSON.parse(r.__loop_step) as StepDef;
+      else if (r.__step !== null)
+        steps[r.current_step] = { id: String(name), name: String(name), type: r.__step_type ?? '' };
+      const snap = { name: r.workflow, steps } as unknown as WorkflowSnapshot;
+      return listView(r, context, snap, name as string, {
+        cost_usd: r.__cost,
+        input_tokens: r.__input ?? 0,
+        output_tokens: r.__output ?? 0,
+      });
+    });
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Command output as transcript lines, a chunk at a time (issue 22 point 4, decision 232). Each
+ * output line becomes `{"type":"svc.output","ts":…,"phase":…,"stream":…,"text":…}` exactly as
+ * `JSON.stringify` of that object spells it — the transcript format is unchanged — but a whole
+ * chunk of lines is escaped and framed by a few native string operations instead of one
+ * decode, one object and one `JSON.stringify` per line, and the caller writes the chunk's lines
+ * as one buffer.
+ *
+ * What a line's text is stays exactly what it was when lines were split from a streaming
+ * `TextDecoder`: bytes are split on `\n` (no UTF-8 sequence contains that byte, so splitting bytes
+ * first and decoding each line gives the same text, invalid sequences included, each replaced by
+ * U+FFFD), one trailing `\r` is dropped from each complete line, a byte-order mark is dropped
+ * only at the very start of the stream, and a last line without `\n` is given at `end()` as it
+ * stands (no `\r` dropped), unless it is empty.
+ */
+import { isAscii, isUtf8 } from 'node:buffer';
+
+const NL = 0x0a;
+const BACKSLASH = 0x5c;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+export interface OutputBatch {
+  /** The transcript lines, each ending in `\n`. */
+  bytes: Buffer;
+  /** The lines' texts joined with `\n` (live output, result tails). */
+  text: string;
+}
+
+/** `{"type":"svc.output","ts":"<ts>","phase":<phase>,"stream":<stream>,"text":` as JSON.stringify spells it. */
+function head(ts: string, phase: string, stream: string): string {
+  return `{"type":"svc.output","ts":${JSON.stringify(ts)},"phase":${JSON.stringify(phase)},"stream":${JSON.stringify(stream)},"text":`;
+}
+
+/** Splits one stream's bytes into transcript lines; partial lines wait for the rest. */
+export class OutputLines {
+  private rest: Buffer | null = null;
+  private atStart = true;
+  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+  constructor(
+    private readonly phase: string,
+    private readonly stream: string,
+  ) {}
+
+  /** The complete lines this chunk finishes (null when it finishes none), stamped `ts`. */
+  push(chunk: Buffer, ts: string): OutputBatch | null {
+    const last = chunk.lastIndexOf(NL);
+    if (last < 0) {
+      this.rest = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
+      return null;
+    }
+    let region = chunk.subarray(0, last + 1);
+    if (this.rest) {
+      region = Buffer.concat([this.rest, region]);
+      this.rest = null;
+    }
+    if (last + 1 < chunk.length) this.rest = Buffer.from(chunk.subarray(last + 1));
+    return this.encode(region, ts);
+  }
+
+  /** The last line, when the stream ended without a newline after it. */
+  end(ts: string): OutputBatch | null {
+    const rest = this.rest;
+    this.rest = null;
+    if (!rest || rest.length === 0) return null;
+    const text = this.decode(rest);
+    if (text === '') return null;
+    const line = `${head(ts, this.phase, this.stream)}${JSON.stringify(text)}}\n`;
+    return { bytes: Buffer.from(line), text };
+  }
+
+  /** Decodes bytes of whole lines as the streaming decoder did; drops a leading BOM once. */
+  private decode(bytes: Buffer): string {
+    let b = bytes;
+    if (this.atStart) {
+      this.atStart = false;
+      if (b.subarray(0, 3).equals(BOM)) b = b.subarray(3);
+    }
+    if (isAscii(b)) return b.toString('latin1');
+    if (isUtf8(b)) return b.toString('utf8');
+    return this.decoder.decode(b);
+  }
+
+  /** `region`: whole lines, the last one ending in `\n`. */
+  private encode(region: Buffer, ts: string): OutputBatch {
+    const decoded = this.decode(region);
+    // Lines' texts: one trailing \r dropped from each (`x\r\r\n` keeps one \r).
+    const joined = decoded.includes('\r') ? decoded.replaceAll('\r\n', '\n') : decoded;
+    const text = joined.slice(0, -1);
+    const h = head(ts, this.phase, this.stream);
+    let out: string;
+    if (region.indexOf(BACKSLASH) < 0) {
+      // Without a backslash in the text, every `\n` in its JSON escape is one of its newlines, so
+      // the whole chunk is escaped by one JSON.stringify and cut into lines there.
+      out = `${h}${JSON.stringify(text).replaceAll('\\n', `"}\n${h}"`)}}\n`;
+    } else {
+      out = '';
+      for (const line of text.split('\n')) out += `${h}${JSON.stringify(line)}}\n`;
+    }
+    return { bytes: Buffer.from(out), text };
+  }
+}

@@ -1,0 +1,129 @@
+// Issue 22 point 4 (decision 232): command output is encoded a chunk at a time, as bytes, and must
+// give exactly the transcript lines the per-line path gave (a streaming TextDecoder, one object
+// and one JSON.stringify per line) — invalid UTF-8, \r\n, a byte-order mark, quotes, backslashes
+// and control characters included, however the pipe cuts the stream into chunks.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { LineSplitter, OutputLines } from '../../../kernel/proc/index.js';
+
+const TS = '2026-11-27T19:12:44.142123456Z';
+
+/** The transcript lines and line texts as svc wrote them before: one line at a time. */
+function perLine(chunks: Buffer[], phase: string, stream: string) {
+  const split = new LineSplitter();
+  const out: Buffer[] = [];
+  const texts: string[] = [];
+  const on = (text: string) => {
+    texts.push(text);
+    out.push(
+      Buffer.from(`${JSON.stringify({ type: 'svc.output', ts: TS, phase, stream, text })}\n`),
+    );
+  };
+  for (const c of chunks) split.push(c, on);
+  split.flush(on);
+  return { bytes: Buffer.concat(out), texts };
+}
+
+function batched(chunks: Buffer[], phase: string, stream: string) {
+  const lines = new OutputLines(phase, stream);
+  const out: Buffer[] = [];
+  const texts: string[] = [];
+  for (const c of chunks) {
+    const b = lines.push(c, TS);
+    if (b) {
+      out.push(b.bytes);
+      texts.push(...b.text.split('\n'));
+    }
+  }
+  const last = lines.end(TS);
+  if (last) {
+    out.push(last.bytes);
+    texts.push(last.text);
+  }
+  return { bytes: Buffer.concat(out), texts };
+}
+
+const TOKENS: number[][] = [
+  [0x61],
+  [0x7a, 0x20],
+  [0x0a],
+  [0x0a],
+  [0x0d],
+  [0x0d, 0x0a],
+  [0x22],
+  [0x5c],
+  [0x5c, 0x6e],
+  [0x09],
+  [0x00],
+  [0x1f],
+  [0x7f],
+  [0xef, 0xbb, 0xbf], // a byte-order mark
+  [0xc3, 0xa9], // é
+  [0xe2, 0x82, 0xac], // €
+  [0xf0, 0x9f, 0x98, 0x80], // 😀
+  [0xe2, 0x80, 0xa8], // U+2028
+  [0x80], // a lone continuation byte
+  [0xc3], // a lead byte cut short
+  [0xe2, 0x82], // three-byte sequence cut short
+  [0xf0, 0x9f, 0x98], // four-byte sequence cut short
+  [0xed, 0xa0, 0x80], // a surrogate, which UTF-8 may not carry
+  [0xff],
+  [0xc0, 0xaf], // an overlong encoding
+];
+
+const stream = fc
+  .tuple(
+    fc.array(fc.constantFrom(...TOKENS), { maxLength: 120 }),
+    fc.array(fc.nat(), { maxLength: 8 }),
+  )
+  .map(([tokens, cuts]) => {
+    const bytes = Buffer.from(tokens.flat());
+    const at = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))].sort(
+      (a, b) => a - b,
+    );
+    const chunks: Buffer[] = [];
+    let from = 0;
+    for (const c of at) {
+      chunks.push(bytes.subarray(from, c));
+      from = c;
+    }
+    chunks.push(bytes.subarray(from));
+    return chunks;
+  });
+
+describe('command output encoded a chunk at a time', () => {
+  it('gives the same transcript bytes and texts as one line at a time, however the stream is cut', () => {
+    fc.assert(
+      fc.property(stream, fc.constantFrom('stdout', 'stderr'), (chunks, s) => {
+        const want = perLine(chunks, 'run', s);
+        const got = batched(chunks, 'run', s);
+        expect(got.bytes.equals(want.bytes)).toBe(true);
+        expect(got.texts).toEqual(want.texts);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('keeps a byte-order mark past the start of the stream, and drops one only there', () => {
+    const bom = '\ufeff';
+    const chunks = [Buffer.from(`${bom}first\n${bom}second\n`)];
+    expect(batched(chunks, 'run', 'stdout').texts).toEqual(['first', `${bom}second`]);
+    expect(
+      batched(chunks, 'run', 'stdout').bytes.equals(perLine(chunks, 'run', 'stdout').bytes),
+    ).toBe(true);
+  });
+
+  it('encodes large chunks of plain and base64 lines identically', () => {
+    const text = `${'lorem ipsum dolor sit amet, '.repeat(143).slice(0, 3999)}\n`.repeat(40);
+    const b64 = Buffer.from(Array.from({ length: 48 * 1024 }, (_, i) => (i * 7919) % 251))
+      .toString('base64')
+      .replace(/(.{60})/g, '$1\n');
+    const data = Buffer.from(`${text}${b64}\n\xff tail without newline`, 'latin1');
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < data.length; i += 65_536) chunks.push(data.subarray(i, i + 65_536));
+    const want = perLine(chunks, 'check', 'stdout');
+    const got = batched(chunks, 'check', 'stdout');
+    expect(got.bytes.equals(want.bytes)).toBe(true);
+    expect(got.texts).toEqual(want.texts);
+  });
+});
