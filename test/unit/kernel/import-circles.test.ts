@@ -26,7 +26,7 @@ function target(from: string, spec: string): string | null {
   return null;
 }
 
-export function importGraph(files: string[]): Map<string, string[]> {
+function importGraph(files: string[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const to = importSpecifiers(readFileSync(file, 'utf8'))
@@ -39,7 +39,7 @@ export function importGraph(files: string[]): Map<string, string[]> {
 }
 
 /** Strongly connected components of more than one file (Tarjan, iterative: no deep recursion). */
-export function circles(graph: Map<string, string[]>): string[][] {
+function circles(graph: Map<string, string[]>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const onStack = new Set<string>();
