@@ -1,7 +1,9 @@
 /**
  * The awilix container: the only place that knows every service (ARCHITECTURE "container.ts").
  * Services are registered here and resolved by name; each receives the cradle and takes what it
- * needs. `Services` is the typed view of the cradle that routes and services depend on.
+ * needs. `Services` (services.ts) is the typed view of the cradle that routes and services depend
+ * on; it lives apart so that a route's type import does not reach the code that builds the
+ * container and, through it, every room.
  */
 // awilix's `browser` entry is the same container without loadModules, which svc never calls; the
 // default entry imports fast-glob and its ~60 modules at start-up for it (issue 11, cold start).
@@ -41,6 +43,14 @@ import {
 import type { AgentValueSets, Registry } from './plugin/index.js';
 import { ProjectService } from './projects/index.js';
 import { Scheduler } from './scheduler/index.js';
+import type { Services } from './services.js';
+
+/** Every service, and the MCP server built over them all (the one a `Services` type cannot name). */
+export interface Cradle extends Services {
+  /** The MCP server: `/mcp`, the per-step endpoints and their wiring (SPEC §4.7). */
+  mcp: McpService;
+}
+
 import { ProjectsTable, type Store, TasksTable } from './store/index.js';
 import { TriggerService } from './triggers/index.js';
 import {
@@ -49,60 +59,6 @@ import {
   type ProjectLookup,
   WorkflowRegistry,
 } from './workflows/index.js';
-
-export interface Services {
-  projects: ProjectService;
-  scheduler: Scheduler;
-  notifier: Notifier;
-  engine: Engine;
-  /** Chats and their turns (SPEC §2.5, §4.5). */
-  chats: ChatService;
-  /** The code-host integration (SPEC §2.10 forge.*, §4.4 rules 7–9). */
-  forge: ForgeService;
-  forgeReconciler: ForgeReconciler;
-  /** Trigger files, the runtime and the ledger (SPEC §2.6, §4.6). */
-  triggers: TriggerService;
-  /** One maintenance job at a time: backups, pruning, gc, compaction (ops/serial.ts). */
-  opsQueue: OpsQueue;
-  reclaimer: Reclaimer;
-  /** Agent rows for doctor and info: the agents service (decision 064). */
-  agentFacts: AgentFactsSource;
-  backups: BackupService;
-  retention: RetentionService;
-  updates: UpdateService;
-  doctor: DoctorService;
-  /** The MCP server: `/mcp`, the per-step endpoints and their wiring (SPEC §4.7). */
-  mcp: McpService;
-  paths: Paths;
-  clock: Clock;
-  logger: Logger;
-  config: ConfigService;
-  store: Store;
-  /** The data disk's guard: disk-full mode and the reserve (decision 180). */
-  disk: DiskGuard;
-  events: EventLog;
-  registry: Registry;
-  streams: StreamSet;
-  daemon: DaemonState;
-  /** Interval of SSE heartbeat comments; short in tests. */
-  heartbeatMs: number;
-  /** Where the release check reads releases (SVC_RELEASES_URL or the built-in feed). */
-  releasesUrl: string;
-  /** The web board's sign-in codes and session credentials (decision 240). */
-  uiAuth: UiAuth;
-  /** The web board's built page, served under `/ui/`. */
-  uiAssets: UiAssets;
-  /** Projects as the workflow registry sees them; the projects store registers itself here. */
-  projectLookup: ProjectLookup;
-  /** Agent, model and effort value sets for workflow validation and the schema route. */
-  agentValues: () => AgentValueSets;
-  /** Agent CLIs: records, probes, quota, resolution, and the host agent steps run through. */
-  agents: AgentService;
-  /** The host as workflow `platforms` see it. */
-  hostPlatform: HostPlatform;
-  /** The workflow registry: built-in, global and project workflows (SPEC §2.7). */
-  workflows: WorkflowRegistry;
-}
 
 export interface ContainerSeed {
   paths: Paths;
@@ -121,8 +77,8 @@ export interface ContainerSeed {
   hostPlatform?: HostPlatform;
 }
 
-export function buildContainer(seed: ContainerSeed): AwilixContainer<Services> {
-  const container = createContainer<Services>({ injectionMode: InjectionMode.PROXY, strict: true });
+export function buildContainer(seed: ContainerSeed): AwilixContainer<Cradle> {
+  const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
   container.register({
     paths: asValue(seed.paths),
     clock: asValue(seed.clock),

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { agentPort } from './agents/index.js';
 import { type Clock, SystemClock } from './clock/index.js';
 import { ConfigService } from './config/index.js';
-import { buildContainer, type Services } from './container.js';
+import { buildContainer, type Cradle } from './container.js';
 import { tightenModes } from './daemon/modes.js';
 import { ensurePrivateDir, type Paths } from './daemon/paths.js';
 import { DaemonState } from './daemon/state.js';
@@ -23,10 +23,13 @@ import {
   Engine,
   type WorkflowPort,
 } from './engine/index.js';
-import { buildApp, type RouteModule, routeModules } from './http/index.js';
+import { buildApp } from './http/index.js';
+import type { RouteModule } from './http/route-module.js';
+import { routeModules } from './http/routes/index.js';
 import { mcpRoutes } from './mcp/index.js';
 import { contributeOpsInfo } from './ops/index.js';
 import { loadPlugins, pluginCacheDir, Registry } from './plugin/index.js';
+import type { Services } from './services.js';
 import { openDatabase, Store } from './store/index.js';
 import { type HostPlatform, taskWorkflowsFrom } from './workflows/index.js';
 
@@ -65,8 +68,8 @@ export interface KernelOptions {
 }
 
 export interface Kernel {
-  services: Services;
-  container: AwilixContainer<Services>;
+  services: Cradle;
+  container: AwilixContainer<Cradle>;
   app: FastifyInstance;
   /** Stops services, closes the app and the database. Safe to call twice. */
   close(): Promise<void>;
@@ -183,7 +186,8 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     onDiskFull: (err) => disk.noteRefusal(err),
     sessionAuth: services.uiAuth,
     routes: (a) => {
-      for (const mod of [...routeModules, mcpRoutes, ...(opts.extraRoutes ?? [])]) mod(a, services);
+      for (const mod of [...routeModules, ...(opts.extraRoutes ?? [])]) mod(a, services);
+      mcpRoutes(a, services.mcp);
     },
   });
   // The per-step MCP endpoints name the address the daemon actually listens on.

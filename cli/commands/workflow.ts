@@ -7,8 +7,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { defaultConfig, readConfigFile } from '../../kernel/config/index.js';
+import type { Finding } from '../../kernel/input/index.js';
 import { loadPlugins, Registry } from '../../kernel/plugin/index.js';
-import type { Finding } from '../../kernel/validation.js';
 import {
   agentValuesFrom,
   type ValidateOptions,

@@ -1,7 +1,6 @@
 /** Request bodies and queries of the chat routes (SPEC §4.5). zod is the single source of truth. */
 import { z } from 'zod';
-import { BOUNDS, boundedString } from '../http/fields.js';
-import { branchField } from '../http/ref-fields.js';
+import { BOUNDS, boundedString, branchField } from '../input/index.js';
 
 export const CHAT_STATES = [
   'idle',

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AgentService } from '../agents/index.js';
 import { probeRunner } from '../agents/index.js';
-import { runAgentTurn, type TurnIo } from '../agents/turn.js';
 import { type Clock, formatMs, formatNs } from '../clock/index.js';
 import { type ConfigService, parseDuration, tryParseSize } from '../config/index.js';
 import type { Paths } from '../daemon/paths.js';
@@ -39,7 +38,7 @@ import {
   pruneWorktrees,
   removeWorktree,
 } from '../git/index.js';
-import { parseWith } from '../http/validate.js';
+import { parseWith } from '../input/index.js';
 import type {
   AgentAdapter,
   AgentSkill,
@@ -47,6 +46,7 @@ import type {
   InputWait,
   UsageTotals,
 } from '../plugin/index.js';
+import { runAgentTurn, type TurnIo } from '../plugin/index.js';
 import { killMarked, procMarkPrefix, resolveEnvironment, TranscriptWriter } from '../proc/index.js';
 import type { Project, ProjectService } from '../projects/index.js';
 import { StepRunsTable, type Store, type TaskRow } from '../store/index.js';

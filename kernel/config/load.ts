@@ -6,8 +6,7 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { valueNestsDeeper } from '../http/json-depth.js';
-import { type Finding, findingsFromZod } from '../validation.js';
+import { type Finding, findingsFromZod, valueNestsDeeper } from '../input/index.js';
 import { type Config, ConfigSchema } from './schema.js';
 
 export type ConfigLoad =

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { ensurePrivateDir } from '../daemon/paths.js';
 import { SvcError } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { type Finding, summarizeFindings } from '../validation.js';
+import { type Finding, summarizeFindings } from '../input/index.js';
 import {
   CONFIG_MAX_BYTES,
   isBlankConfig,

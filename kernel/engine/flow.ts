@@ -36,7 +36,7 @@ import {
 } from './model.js';
 import type { WorkflowPort } from './ports.js';
 import { evaluateGuard, renderPlain } from './render.js';
-import type { RunnerDeps } from './runner.js';
+import type { RunnerDeps } from './runner-deps.js';
 
 export interface FlowDeps extends RunnerDeps {
   workflows: WorkflowPort;

@@ -14,9 +14,9 @@
 import type { Logger } from 'pino';
 import { type Clock, formatMs } from '../clock/index.js';
 import { type DiskGuard, isDiskFull } from '../disk/index.js';
+import { isWithin } from '../input/index.js';
 import { killMarked, killOrphan } from '../proc/index.js';
 import type { StepRunsTable, Store, TasksTable } from '../store/index.js';
-import { isWithin } from '../within.js';
 import type { TaskStates } from './state.js';
 
 const KEEPS_OPEN_ROWS = new Set(['awaiting_gate', 'awaiting_children']);

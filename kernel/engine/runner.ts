@@ -40,27 +40,10 @@ import {
   type WorkflowSnapshot,
 } from './model.js';
 import type { WorkflowPort } from './ports.js';
-import type { Precutter } from './precut.js';
 import { evaluateGuard } from './render.js';
+import type { RunnerDeps } from './runner-deps.js';
 import type { TaskStates } from './state.js';
 import { isForeignWorktree, prepareWorktree } from './worktree.js';
-
-export interface RunnerDeps extends AttemptDeps {
-  tasks: TasksTable;
-  projects: ProjectsTable;
-  states: TaskStates;
-  registry: Registry;
-  logger: Logger;
-  worktreesDir: string;
-  /** Worktrees cut while their tasks waited for a slot (decision 159). */
-  precut: Precutter;
-  /** Tree spend (task plus every lane, at any depth), for max_tree_cost_usd. */
-  treeCost(rootId: number): number | null;
-  /** How many lanes spawned by the step at `index` have settled. */
-  settledLanes(taskId: number, index: number): number;
-  /** Lanes name workflows; the registry resolves them at spawn. */
-  workflows: WorkflowPort;
-}
 
 type Next = 'next' | 'stop';
 

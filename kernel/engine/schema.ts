@@ -1,8 +1,12 @@
 /** Request bodies of the task routes (SPEC §4.4, bounds of §8). zod is the single source of truth. */
 import { z } from 'zod';
-import { BOUNDS, boundedString, boundedStringMap } from '../http/fields.js';
-import { FIELD_NAME_RULE } from '../http/input-rules.js';
-import { branchField } from '../http/ref-fields.js';
+import {
+  BOUNDS,
+  boundedString,
+  boundedStringMap,
+  branchField,
+  FIELD_NAME_RULE,
+} from '../input/index.js';
 
 const nonBlankPrompt = (field: string) =>
   boundedString(field, BOUNDS.prompt).refine((s) => s.trim() !== '', `${field} must not be blank`);

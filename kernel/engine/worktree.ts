@@ -25,8 +25,8 @@ import {
   removeWorktree,
   restoreWorktree,
 } from '../git/index.js';
+import { isWithin } from '../input/index.js';
 import type { TaskRow } from '../store/index.js';
-import { isWithin } from '../within.js';
 import type { WorkflowSnapshot } from './model.js';
 import { preparePullBranch } from './pull.js';
 

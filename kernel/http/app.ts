@@ -53,7 +53,7 @@ export const SERVER_TIMEOUTS = {
 };
 
 /**
- * svc validates with zod (kernel/http/validate.ts) and declares no JSON schema on any route, yet
+ * svc validates with zod (kernel/input/parse.ts) and declares no JSON schema on any route, yet
  * fastify requires ajv and fast-json-stringify when the app is built unless a compiler factory is
  * given — about a fifth of a cold start (issue 11, docs/performance.md). These factories load the
  * stock compilers only if some route ever asks for one.

@@ -8,9 +8,8 @@
  * them with `rawBodyOf`; every other route gets only the parsed value.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { clipInput } from '../echo.js';
 import { SvcError } from '../errors.js';
-import { jsonNestsDeeper, MAX_JSON_DEPTH } from './json-depth.js';
+import { clipInput, jsonNestsDeeper, MAX_JSON_DEPTH } from '../input/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -8,7 +8,7 @@
  * `validation_failed` with `details.reason: "restricted_caller"` and the argument to blame.
  */
 import { SvcError } from '../errors.js';
-import type { ToolContext, ToolIds } from './tool.js';
+import type { ToolContext, ToolIds } from './tool-context.js';
 
 /** The arguments that carry shell text a restricted agent could not run itself. */
 const SHELL_TEXT = ['run', 'run_override'] as const;

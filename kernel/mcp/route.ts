@@ -7,18 +7,18 @@
  * DELETE ends the session.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../container.js';
 import { SvcError } from '../errors.js';
 import { LARGE_BODY_LIMIT } from '../http/index.js';
+import type { McpService } from './service.js';
 import { runIdOf } from './step-endpoint.js';
 import type { ToolCaller } from './tool.js';
 
-export function mcpRoutes(app: FastifyInstance, s: Services): void {
+export function mcpRoutes(app: FastifyInstance, mcp: McpService): void {
   const serve = (caller: (req: FastifyRequest) => ToolCaller) => {
     return async (req: FastifyRequest, reply: FastifyReply) => {
       const who = caller(req);
       reply.hijack();
-      await s.mcp.handle(req.raw, reply.raw, req.body, who);
+      await mcp.handle(req.raw, reply.raw, req.body, who);
     };
   };
   const client = serve(() => ({ kind: 'client' }));
@@ -26,14 +26,14 @@ export function mcpRoutes(app: FastifyInstance, s: Services): void {
   // since, which is the front door's answer again.
   const step = serve((req) => {
     const runId = runIdOf(req.url.split('?')[0] ?? '');
-    const run = runId === null ? null : s.mcp.liveRun(runId);
+    const run = runId === null ? null : mcp.liveRun(runId);
     if (runId === null || run === null)
       throw new SvcError('unauthorized', 'the MCP endpoint of this step is closed');
     return {
       kind: 'step',
       task_id: run.task_id,
       run_id: runId,
-      restricted: s.mcp.runRestricted(runId, run.task_id),
+      restricted: mcp.runRestricted(runId, run.task_id),
     };
   });
   const large = { bodyLimit: LARGE_BODY_LIMIT };

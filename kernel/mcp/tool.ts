@@ -6,25 +6,13 @@
  * task's agent is held to what does not loosen its restriction (restricted.ts, decision 125).
  */
 import { z } from 'zod';
-import type { Services } from '../container.js';
 import { SvcError } from '../errors.js';
-import { parseWith } from '../http/index.js';
+import { parseWith } from '../input/index.js';
+import type { Services } from '../services.js';
 import { checkRestrictedCaller } from './restricted.js';
+import type { ToolCaller, ToolContext, ToolIds } from './tool-context.js';
 
-/**
- * Who is calling: a client holding the daemon token, or an agent step on its per-step endpoint;
- * `restricted` when that step's agent runs restricted (decision 125).
- */
-export type ToolCaller =
-  | { kind: 'client' }
-  | { kind: 'step'; task_id: number; run_id: number; restricted: boolean };
-
-export interface ToolContext {
-  s: Services;
-  caller: ToolCaller;
-  /** Aborts when the client cancels the call or goes away (a diff's git then stops). */
-  signal?: AbortSignal;
-}
+export type { ToolCaller, ToolContext, ToolIds } from './tool-context.js';
 
 /**
  * A tool answer that is text rather than a JSON body (`tasks_diff`'s diff): the text is the first
@@ -48,9 +36,6 @@ export interface ToolId {
   /** Default `integer`. */
   kind?: 'integer' | 'name';
 }
-
-/** The ids of one call: numbers for integer ids, strings for names. */
-export type ToolIds = Record<string, number | string>;
 
 export interface ToolSpec<S extends z.ZodType> {
   name: string;

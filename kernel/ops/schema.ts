@@ -1,6 +1,6 @@
 /** Request bodies and queries of the ops routes (SPEC §4.1), as zod schemas. */
 import { z } from 'zod';
-import { pathField } from '../http/ref-fields.js';
+import { pathField } from '../input/index.js';
 
 /** A boolean query flag: `?force`, `?force=true|1` are true; `false|0` false. */
 const flag = z

@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { importExternal } from '../../shared/host.js';
 import { type BundledPlugin, bundledPlugins } from './bundled.js';
-import { PLUGIN_API_VERSION, type PluginApi, type SvcPlugin } from './index.js';
+import { PLUGIN_API_VERSION, type PluginApi, type SvcPlugin } from './define.js';
 import { PluginError, type Registry } from './registry.js';
 import { bundleTypeScriptPlugin, needsBundle } from './ts-load.js';
 

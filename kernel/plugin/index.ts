@@ -7,22 +7,10 @@
  * from a user's path may bundle its own copy of these helpers.
  */
 
-/**
- * One agent CLI turn — plan, spawn, parse, answer input requests — shared by the agent step and
- * chat turns (decision 160); the kernel's agents room owns it, plugins reach it here.
- */
-export {
-  type AgentTurnResult,
-  type AgentTurnSpec,
-  inputSummary,
-  runAgentTurn,
-  type TurnHost,
-  type TurnIo,
-} from '../agents/turn.js';
 /** Durations as users write them (`45m`, `1h30m`): milliseconds, or null when not a duration. */
 export { tryParseDuration } from '../config/duration.js';
 /** The nesting bound for JSON a source reads (decision 189). */
-export { jsonNestsDeeper, MAX_JSON_DEPTH } from '../http/json-depth.js';
+export { jsonNestsDeeper, MAX_JSON_DEPTH } from '../input/index.js';
 export {
   compareSemver,
   inWindow,
@@ -86,8 +74,21 @@ export type {
   ResolvedAgentValues,
   StepMcpEndpoint,
 } from './agent-host.js';
+/**
+ * One agent CLI turn — plan, spawn, parse, answer input requests — shared by the agent step and
+ * chat turns (decision 160).
+ */
+export {
+  type AgentTurnResult,
+  type AgentTurnSpec,
+  inputSummary,
+  runAgentTurn,
+  type TurnHost,
+  type TurnIo,
+} from './agent-turn.js';
 export { agentValueFindings } from './agent-values.js';
 // Kernel-side members of this room (plugins have no use for them).
+export { definePlugin, PLUGIN_API_VERSION, type PluginApi, type SvcPlugin } from './define.js';
 export { builtinPluginFiles, loadPlugins, pluginCacheDir } from './discover.js';
 export {
   defineForge,
@@ -187,31 +188,3 @@ export {
   type TriggerSource,
   type TriggerSourceMeta,
 } from './trigger.js';
-
-/** The plugin API's own version; a plugin declares the range it was written for in `svc`. */
-export const PLUGIN_API_VERSION = '1.0.0';
-
-export interface PluginApi {
-  /** Registers an agent adapter under `adapter.name`. A second adapter of the same name stops start-up. */
-  registerAgent(adapter: import('./agent.js').AgentAdapter): void;
-  /** Registers a step type under `meta.type`. A second step type of the same id stops start-up. */
-  registerStepType(stepType: import('./step.js').StepType): void;
-  /** Registers a trigger source under `type`. */
-  registerTriggerSource(source: import('./trigger.js').TriggerSource): void;
-  /** Registers a code-host integration under `name`. */
-  registerForge(forge: import('./forge.js').Forge): void;
-}
-
-export interface SvcPlugin {
-  /** Unique plugin name. Built-ins are `svc:<kind>/<id>` (`svc:agents/claude`); user plugins pick their own. */
-  name: string;
-  /** Semver range of the plugin API this plugin was written for, e.g. `^1.0.0`. */
-  svc: string;
-  /** Called once at start-up, before the daemon listens. Throwing stops start-up with a message naming the plugin. */
-  setup(api: PluginApi): void | Promise<void>;
-}
-
-/** Identity helper that gives plugin authors type checking; the kernel validates the shape at load. */
-export function definePlugin(plugin: SvcPlugin): SvcPlugin {
-  return plugin;
-}

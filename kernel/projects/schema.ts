@@ -1,7 +1,6 @@
 /** Request bodies of the project routes (SPEC §4.2); the record's fields are documented in docs/projects.md. */
 import { z } from 'zod';
-import { boundedString } from '../http/fields.js';
-import { branchField, pathField } from '../http/ref-fields.js';
+import { boundedString, branchField, pathField } from '../input/index.js';
 
 const ProjectName = boundedString('name', 512).refine(
   (s) => s.trim() !== '',

@@ -5,10 +5,10 @@
  */
 import { basename, isAbsolute } from 'node:path';
 import { type Clock, formatMs } from '../clock/index.js';
-import { clipText } from '../echo.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { branchExists, checkRepository, detectDefaultBranch } from '../git/index.js';
+import { clipText } from '../input/index.js';
 import type { Store } from '../store/index.js';
 import { type ProjectRow, ProjectsTable } from '../store/projects.js';
 import type { CreateProject, PatchProject } from './schema.js';

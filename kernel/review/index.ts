@@ -6,8 +6,8 @@
  * Uses: git, store, projects, errors, http field bounds. Used by: http routes, MCP tools.
  * Decisions 170 (untracked files, branch fallback), 171 (step-run HEADs), 172 (review prompt).
  */
+
 export { composeReview, EXCERPT_RADIUS, hunkExcerpt } from './compose.js';
-export { reviewDeps } from './deps.js';
 export {
   type DiffDeps,
   type DiffOptions,

@@ -7,7 +7,7 @@
  */
 import { SvcError } from '../errors.js';
 import { diffFiles, diffText } from '../git/index.js';
-import { describeBytes } from '../http/fields.js';
+import { describeBytes } from '../input/index.js';
 import type { Store, TaskRow } from '../store/index.js';
 import { composeReview } from './compose.js';
 import { type DiffDeps, planFor, withRange } from './diff.js';

@@ -4,7 +4,7 @@
  * `tasks_review` are built from the same schemas (decision 121).
  */
 import { z } from 'zod';
-import { BOUNDS, boundedString, describeBytes } from '../http/fields.js';
+import { BOUNDS, boundedString, describeBytes } from '../input/index.js';
 
 /** The longest repository-relative path a diff query or a comment may name. */
 export const PATH_MAX = 4096;

@@ -5,8 +5,7 @@
  * (schema-doc.ts reads the same constants). Decision 081 sets out the format.
  */
 import { z } from 'zod';
-import { BOUNDS } from '../http/fields.js';
-import { fieldNameProblem } from '../http/input-rules.js';
+import { BOUNDS, fieldNameProblem } from '../input/index.js';
 import { checkTemplate } from '../workflows/template/index.js';
 
 /** SPEC §4.6: lowercase letters, digits, `-`, `_`, `.`, starting with a letter or digit, no `..`. */

@@ -5,8 +5,8 @@
  * cancel must say `on_fire: create`). Every finding names a path and, where it can, a line.
  */
 import type { z } from 'zod';
+import { formatPath } from '../input/index.js';
 import type { TriggerSource } from '../plugin/index.js';
-import { formatPath } from '../validation.js';
 import {
   ACTION_SCHEMAS,
   ACTION_TYPES,

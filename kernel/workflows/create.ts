@@ -10,7 +10,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, writeSync } from
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SvcError } from '../errors.js';
-import type { Finding } from '../validation.js';
+import type { Finding } from '../input/index.js';
 import { starterWorkflow } from './builtins.js';
 import { CREATE_NAME_PATTERN } from './format.js';
 import { projectWorkflowsDir, type WorkflowRegistry } from './registry.js';

@@ -4,8 +4,8 @@
  * are strings on the wire and stay strings; a type only says which strings are acceptable.
  */
 import { z } from 'zod';
+import type { Finding } from '../input/index.js';
 import { SLUG_PATTERN } from '../plugin/index.js';
-import type { Finding } from '../validation.js';
 
 export const FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'enum'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];

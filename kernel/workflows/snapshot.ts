@@ -6,8 +6,9 @@
  * the fan_out bounds are counted through named lane workflows. Every refusal names the chain.
  * Pure: the registry view is passed in, nothing is read from disk.
  */
+
+import type { Finding } from '../input/index.js';
 import type { PathSegment } from '../plugin/index.js';
-import type { Finding } from '../validation.js';
 import type { FieldDecl } from './fields.js';
 import {
   formatWorkflowPath,

@@ -5,9 +5,10 @@
  * findings in `details.errors`; a name the view does not have is a 400 too, since the request,
  * not a route, named it.
  */
-import { clipText } from '../echo.js';
+
 import { isSvcError, SvcError } from '../errors.js';
-import type { Finding } from '../validation.js';
+import type { Finding } from '../input/index.js';
+import { clipText } from '../input/index.js';
 import type { FieldDecl } from './fields.js';
 import { validateTaskFields } from './fields.js';
 import type { WorkflowRegistry } from './registry.js';

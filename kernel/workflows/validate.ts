@@ -7,6 +7,7 @@
  * the whole file, sub-steps, lane steps and merge resolvers included (decision 023).
  */
 import type { z } from 'zod';
+import type { Finding } from '../input/index.js';
 import type {
   AgentValueSets,
   DefaultsKey,
@@ -18,7 +19,6 @@ import type {
   StepValidationContext,
 } from '../plugin/index.js';
 import { agentValueFindings, SLUG_PATTERN } from '../plugin/index.js';
-import type { Finding } from '../validation.js';
 import { checkFieldDecl, type FieldDecl, FieldDeclSchema } from './fields.js';
 import {
   DefaultsSchema,

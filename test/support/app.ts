@@ -8,7 +8,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { onTestFinished } from 'vitest';
 import { type Clock, FakeClock } from '../../kernel/clock/index.js';
 import { type Paths, pathsFor } from '../../kernel/daemon/index.js';
-import type { RouteModule } from '../../kernel/http/index.js';
+import type { RouteModule } from '../../kernel/http/route-module.js';
 import { createKernel, type Kernel, type KernelOptions } from '../../kernel/kernel.js';
 import { createFileLogger } from '../../kernel/log/index.js';
 import type { HostPlatform } from '../../kernel/workflows/index.js';

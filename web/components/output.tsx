@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from '../api.js';
 import { append, liveLines, type OutLine, transcriptLines } from '../lib/transcript.js';
 import type { TaskDetail } from '../lib/types.js';
-import type { FrameBus } from './task.js';
+import type { FrameBus } from './frame-bus.js';
 
 const TAIL_BYTES = 256 * 1024;
 

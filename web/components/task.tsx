@@ -13,9 +13,8 @@ import type { StepRun, Task, TaskDetail } from '../lib/types.js';
 import type { Live } from '../live.js';
 import { ActionBar, InputPanel } from './actions.js';
 import { DiffView } from './diff.js';
+import type { FrameBus } from './frame-bus.js';
 import { OutputView } from './output.js';
-
-export type FrameBus = { listen(fn: (f: Frame) => void): () => void };
 
 export function TaskView({ live, id, tab }: { live: Live; id: number; tab: string }) {
   const api = live.api;

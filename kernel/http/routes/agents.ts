@@ -7,10 +7,10 @@
 import type { FastifyInstance } from 'fastify';
 import { AgentsQuerySchema, agentList, resolveRequest } from '../../agents/requests.js';
 import { QuotaPushSchema, ResolveBodySchema } from '../../agents/schemas.js';
-import type { Services } from '../../container.js';
 import { SvcError } from '../../errors.js';
+import { parseWith } from '../../input/index.js';
+import type { Services } from '../../services.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
-import { parseWith } from '../validate.js';
 
 export function agentsRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1/agents', async (req) => {

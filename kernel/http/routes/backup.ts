@@ -3,9 +3,9 @@
  * route: they are set through config only (rule 5). Restore is client-side (rule 4).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../container.js';
+import { parseWith } from '../../input/index.js';
 import { BackupBodySchema } from '../../ops/schema.js';
-import { parseWith } from '../validate.js';
+import type { Services } from '../../services.js';
 
 export function backupRoutes(app: FastifyInstance, s: Services): void {
   app.post('/v1/daemon/backup', async (req) => {

@@ -13,13 +13,13 @@ import {
   SendSchema,
   SkillsQuerySchema,
 } from '../../chats/index.js';
-import type { Services } from '../../container.js';
 import { AnswerSchema } from '../../engine/index.js';
 import { SvcError } from '../../errors.js';
+import { parseId, parseWith } from '../../input/index.js';
+import type { Services } from '../../services.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
 import { streamForRequest } from '../sse.js';
 import { readTranscript, TranscriptQuerySchema } from '../transcript.js';
-import { parseId, parseWith } from '../validate.js';
 
 type IdParams = { Params: { id: string } };
 

@@ -1,6 +1,6 @@
 /** Config routes (SPEC §4.1, §2.10): the configuration in force, and a comment-preserving partial edit. */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Services } from '../../container.js';
+import type { Services } from '../../services.js';
 
 export function configRoutes(app: FastifyInstance, s: Services): void {
   // Keys written but waiting for the next start are named in a header: the body stays the

@@ -1,6 +1,6 @@
 /** Daemon routes (SPEC §4.1): health (the one unauthenticated route), info, stop. */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../container.js';
+import type { Services } from '../../services.js';
 import { NEWEST_MIGRATION, schemaVersion } from '../../store/index.js';
 
 export function daemonRoutes(app: FastifyInstance, s: Services): void {

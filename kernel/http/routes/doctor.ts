@@ -1,8 +1,8 @@
 /** Doctor routes (SPEC §4.1, §2.9): the report, and the fixes a machine may make on its own. */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../container.js';
+import { parseWith } from '../../input/index.js';
 import { DoctorFixBodySchema, DoctorFixQuerySchema, DoctorQuerySchema } from '../../ops/schema.js';
-import { parseWith } from '../validate.js';
+import type { Services } from '../../services.js';
 
 export function doctorRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1/doctor', async (req) => {

@@ -5,11 +5,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../container.js';
 import { SvcError } from '../../errors.js';
 import { isEventKind } from '../../events/index.js';
+import { parseWith } from '../../input/index.js';
+import type { Services } from '../../services.js';
 import { streamForRequest } from '../sse.js';
-import { parseWith } from '../validate.js';
 
 const idParam = z
   .string()

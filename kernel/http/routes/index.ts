@@ -1,6 +1,9 @@
-/** Every route module, in the order they register. One file per resource. */
-import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../container.js';
+/**
+ * Every route module, in the order they register. One file per resource. Only the kernel's
+ * assembly (kernel.ts) imports this list; the http door does not re-export it, so a room that
+ * needs the door (MCP) never reaches every route and, through them, the services type.
+ */
+import type { RouteModule } from '../route-module.js';
 import { agentsRoutes } from './agents.js';
 import { backupRoutes } from './backup.js';
 import { chatRoutes } from './chats.js';
@@ -16,8 +19,6 @@ import { triggerRoutes } from './triggers.js';
 import { uiRoutes } from './ui.js';
 import { updateRoutes } from './update.js';
 import { workflowsRoutes } from './workflows.js';
-
-export type RouteModule = (app: FastifyInstance, s: Services) => void;
 
 export const routeModules: RouteModule[] = [
   daemonRoutes,

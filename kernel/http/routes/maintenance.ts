@@ -3,9 +3,9 @@
  * branch and modifies no row; both answer the same body.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../container.js';
+import { parseWith } from '../../input/index.js';
 import { EmptyQuerySchema, GcBodySchema } from '../../ops/schema.js';
-import { parseWith } from '../validate.js';
+import type { Services } from '../../services.js';
 
 export function maintenanceRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1/maintenance/orphans', async (req) => {

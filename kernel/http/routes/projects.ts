@@ -1,12 +1,12 @@
 /** Project routes (SPEC §4.2). Record fields: docs/projects.md. */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../container.js';
+import { parseId, parseWith } from '../../input/index.js';
 import {
   CreateProjectSchema,
   DeleteProjectQuerySchema,
   PatchProjectSchema,
 } from '../../projects/index.js';
-import { parseId, parseWith } from '../validate.js';
+import type { Services } from '../../services.js';
 
 export function projectRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1/projects', async () => s.projects.list());

@@ -3,19 +3,20 @@
  * file — and `POST /v1/tasks/{id}/review` — line comments sent back to the agent in one action.
  * Both run git for the length of the request only: a client that hangs up kills it.
  */
+
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Services } from '../../container.js';
 import { GitAbortedError } from '../../git/index.js';
+import { parseId, parseWith } from '../../input/index.js';
 import {
   DiffQuerySchema,
   isDiffText,
   ReviewSchema,
-  reviewDeps,
   reviewTask,
   taskDiff,
 } from '../../review/index.js';
+import type { Services } from '../../services.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
-import { parseId, parseWith } from '../validate.js';
+import { reviewDeps } from '../review-deps.js';
 
 type IdParams = { Params: { id: string } };
 

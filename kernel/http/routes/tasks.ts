@@ -4,7 +4,6 @@
  * says so; everything else 64 KiB.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../container.js';
 import {
   AnswerSchema,
   ArchiveSchema,
@@ -16,6 +15,8 @@ import {
   TaskListQuerySchema,
 } from '../../engine/index.js';
 import { SvcError } from '../../errors.js';
+import { parseId, parseWith } from '../../input/index.js';
+import type { Services } from '../../services.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
 import { streamForRequest } from '../sse.js';
 import { readTranscript, TranscriptQuerySchema } from '../transcript.js';
@@ -24,7 +25,6 @@ import {
   TRANSCRIPT_FORMATS,
   type TranscriptFormat,
 } from '../transcript-events.js';
-import { parseId, parseWith } from '../validate.js';
 
 type IdParams = { Params: { id: string } };
 

@@ -6,8 +6,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../container.js';
 import { SvcError } from '../../errors.js';
+import { parseWith } from '../../input/index.js';
+import type { Services } from '../../services.js';
 import {
   CreateTriggerSchema,
   createTrigger,
@@ -25,7 +26,6 @@ import {
   triggerSchemaDoc,
 } from '../../triggers/index.js';
 import { LARGE_BODY_LIMIT, rawBodyOf } from '../body.js';
-import { parseWith } from '../validate.js';
 
 type IdParams = { Params: { id: string } };
 

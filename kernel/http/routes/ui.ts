@@ -6,11 +6,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../container.js';
 import { SvcError } from '../../errors.js';
+import { parseWith } from '../../input/index.js';
+import type { Services } from '../../services.js';
 import { tokenMatches } from '../guard.js';
 import { UI_CODE_PATTERN } from '../ui-auth.js';
-import { parseWith } from '../validate.js';
 
 export const UiSessionBodySchema = z.strictObject({
   code: z

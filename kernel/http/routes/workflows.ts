@@ -6,7 +6,8 @@
  * MCP tools (decision 121).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../container.js';
+import { parseWith } from '../../input/index.js';
+import type { Services } from '../../services.js';
 import {
   CreateWorkflowBodySchema,
   createWorkflow,
@@ -19,7 +20,6 @@ import {
   workflowSchemaDoc,
 } from '../../workflows/index.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
-import { parseWith } from '../validate.js';
 
 export function workflowsRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1/workflows', async (req) => {

@@ -5,11 +5,11 @@
  * the diff text itself, with the route's headers as a second content item. `tasks_review` sends
  * line comments back as the review route does.
  */
+import { reviewDeps } from '../../http/index.js';
 import {
   DiffQuerySchema,
   isDiffText,
   ReviewSchema,
-  reviewDeps,
   reviewTask,
   taskDiff,
 } from '../../review/index.js';

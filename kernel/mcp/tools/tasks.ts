@@ -6,7 +6,6 @@
  * streams.
  */
 
-import type { Services } from '../../container.js';
 import {
   AnswerSchema,
   ArchiveSchema,
@@ -19,6 +18,7 @@ import {
 } from '../../engine/index.js';
 import { SvcError } from '../../errors.js';
 import { readTranscript, TranscriptQuerySchema } from '../../http/index.js';
+import type { Services } from '../../services.js';
 import type { TaskRow } from '../../store/index.js';
 import { defineTool, type McpTool, type ToolContext, type ToolId, type ToolIds } from '../tool.js';
 

@@ -12,8 +12,8 @@ import { addProject, createTask, waitState } from '../../support/tasks.js';
 
 const seen = vi.hoisted(() => ({ schemas: [] as unknown[] }));
 
-vi.mock('../../../kernel/http/validate.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../../kernel/http/validate.js')>();
+vi.mock('../../../kernel/input/index.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../kernel/input/index.js')>();
   return {
     ...real,
     parseWith: ((schema, value, what) => {

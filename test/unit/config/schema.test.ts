@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema, defaultConfig } from '../../../kernel/config/schema.js';
-import { findingsFromZod } from '../../../kernel/validation.js';
+import { findingsFromZod } from '../../../kernel/input/index.js';
 
 function findings(input: unknown) {
   const r = ConfigSchema.safeParse(input);

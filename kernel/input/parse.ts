@@ -1,7 +1,7 @@
 /** Request validation helpers: zod schemas are the single source of truth for bodies and queries. */
 import type { z } from 'zod';
 import { SvcError } from '../errors.js';
-import { findingsFromZod, summarizeFindings } from '../validation.js';
+import { findingsFromZod, summarizeFindings } from './findings.js';
 
 /** Parses `value` with `schema`, or throws 400 validation_failed naming the first failing field. */
 export function parseWith<S extends z.ZodType>(

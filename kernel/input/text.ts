@@ -5,9 +5,9 @@
  *   - a line (names, paths, branch names): no control character at all;
  *   - a task field name: letters, digits, `_`, `-` and `.`, starting with a letter, digit or `_`
  *     — a grammar in which no name is shell syntax, a template action or a path;
- * An error message quotes at most 200 bytes of any input (kernel/echo.ts, decision 189).
+ * An error message quotes at most 200 bytes of any input (kernel/input/echo.ts, decision 189).
  */
-import { clipInput } from '../echo.js';
+import { clipInput } from './echo.js';
 
 export type TextKind = 'text' | 'line';
 

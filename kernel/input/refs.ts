@@ -4,10 +4,10 @@
  * to surface as a 500 from the spawn or the `stat`).
  */
 import { z } from 'zod';
-import { clipInput } from '../echo.js';
 import { branchNameProblem } from '../git/index.js';
-import { describeBytes } from './fields.js';
-import { controlProblem } from './input-rules.js';
+import { describeBytes } from './bounds.js';
+import { clipInput } from './echo.js';
+import { controlProblem } from './text.js';
 
 export const BRANCH_BYTES = 512;
 /** Linux's PATH_MAX and NAME_MAX: a longer path or name is refused here, not by the kernel later. */

@@ -1,6 +1,7 @@
 /** The review functions' view of the daemon's services, as the routes and the MCP tools pass it. */
-import type { Services } from '../container.js';
-import type { ReviewDeps } from './review.js';
+
+import type { ReviewDeps } from '../review/index.js';
+import type { Services } from '../services.js';
 
 export function reviewDeps(s: Services): ReviewDeps {
   return {

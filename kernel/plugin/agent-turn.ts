@@ -7,25 +7,28 @@
  * of the verdict; everything they share is here, so the two can never drift apart.
  *
  * The caller supplies the `TurnIo` (its spawn, transcript annotations, live output and input wait);
- * this module holds no state and writes no row. Plugins reach it through the plugin door.
+ * this module holds no state and writes no row. It lives in the plugin room because it needs
+ * nothing but the contracts: plugins reach it through the door, the chats room likewise.
  */
 import type {
   AgentAdapter,
   AgentEvent,
   AgentVerdict,
   InputAnswer,
-  InputOutcome,
   InputRequest,
-  InputWait,
   OnInput,
   PendingInput,
   PermissionMode,
-  ProcessHandle,
   QuotaWindow,
+  UsageTotals,
+} from './agent.js';
+import type {
+  InputOutcome,
+  InputWait,
+  ProcessHandle,
   SpawnOutcome,
   SpawnRequest,
-  UsageTotals,
-} from '../plugin/index.js';
+} from './step-run.js';
 
 /** What a turn needs of whoever runs it: a step's context, or a chat's. */
 export interface TurnIo {

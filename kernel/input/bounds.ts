@@ -3,7 +3,7 @@
  * field and the limit (`title is over 1 KiB (1024 bytes)`).
  */
 import { z } from 'zod';
-import { controlProblem, fieldNameProblem, type TextKind } from './input-rules.js';
+import { controlProblem, fieldNameProblem, type TextKind } from './text.js';
 
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
