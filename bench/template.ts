@@ -6,7 +6,7 @@
  * hand-written function, the floor any renderer of that prompt starts from. Each pass is timed
  * alone and the median pass is reported, so one scheduling stall does not decide the figure.
  */
-import { parseTemplate } from '../kernel/workflows/template/index.js';
+import { parseTemplate } from '../lib/template/index.js';
 import { median, now } from './lib/stats.js';
 
 export interface TemplateResult {

@@ -4,8 +4,8 @@
  * `null` removes a key (it falls back to its default, decision 007).
  */
 
-import type { JsonObject } from '../yaml-edit/index.js';
-import { setLeaves } from '../yaml-edit/index.js';
+import type { JsonObject } from '../../lib/yaml-edit/index.js';
+import { setLeaves } from '../../lib/yaml-edit/index.js';
 
 export type PatchResult = { ok: true; text: string } | { ok: false; message: string; key: string };
 

@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { type Clock, formatMs, formatNs } from '../clock/index.js';
 import { type Config, parseDuration, tryParseSize } from '../config/index.js';
-import { effectiveContainer, hostAlias } from '../container/index.js';
 import { type DiskGuard, diskFullCode } from '../disk/index.js';
 import type { EventLog } from '../events/index.js';
 import { worktreeHead } from '../git/index.js';
 import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
 import { resolveEnvironment, TranscriptWriter } from '../proc/index.js';
 import type { Project } from '../projects/index.js';
+import { effectiveContainer, hostAlias } from '../sandbox/index.js';
 import {
   newStepRun,
   type StepRunRow,

@@ -4,9 +4,10 @@
  * `.ID`, `.Title`, `.Slug`, `.BaseBranch`, `.Fields.NAME` (an error when unset), `.Project.Name`,
  * `.Path`, `.DefaultBranch` and `slug`; the output is trimmed and must be a legal branch name.
  */
+
+import { checkTemplate, renderTemplate } from '../../lib/template/index.js';
 import { SvcError } from '../errors.js';
 import type { Project } from '../projects/index.js';
-import { checkTemplate, renderTemplate } from '../workflows/template/index.js';
 import { branchNameProblem, branchSlug, builtinBranch } from './refname.js';
 
 export type BranchSource = 'task' | 'project' | 'config' | 'default';

@@ -7,11 +7,11 @@
 import { createHash } from 'node:crypto';
 import { type Clock, formatMs } from '../clock/index.js';
 import type { ConfigService } from '../config/index.js';
-import { effectiveContainer, runtimeProblem } from '../container/index.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { branchExists, remoteTrackingBranch } from '../git/index.js';
 import type { Project, ProjectService } from '../projects/index.js';
+import { effectiveContainer, runtimeProblem } from '../sandbox/index.js';
 import { newTask, type Store, type TaskRow, type TasksTable } from '../store/index.js';
 import { branchFor } from './branch.js';
 import { forgePrefill } from './forge.js';

@@ -5,7 +5,7 @@
  * as a double-quoted reference to an environment variable holding the value, so a title like
  * `x"; rm -rf ~` reaches the shell as data, never as syntax (decision 014).
  */
-import { renderTemplate, taintTree } from '../workflows/template/index.js';
+import { renderTemplate, taintTree } from '../../lib/template/index.js';
 
 export interface Rendered {
   text: string;

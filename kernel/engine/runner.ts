@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { formatMs } from '../clock/index.js';
 import { parseDuration } from '../config/index.js';
-import { effectiveContainer, ensureImage, runtimeProblem } from '../container/index.js';
 import { diskFullCode } from '../disk/index.js';
 import { removeLeftIndexLock } from '../git/index.js';
 import type { FlowOutcome, Registry } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
+import { effectiveContainer, ensureImage, runtimeProblem } from '../sandbox/index.js';
 import {
   newStepRun,
   type ProjectsTable,

@@ -9,7 +9,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Clock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
-import { type ContainerSettings, killContainer, wrapInContainer } from '../container/index.js';
 import type { SpawnOutcome, SpawnRequest } from '../plugin/index.js';
 import {
   LineSplitter,
@@ -21,6 +20,7 @@ import {
   TRANSCRIPT_HIGH_WATER,
   type TranscriptWriter,
 } from '../proc/index.js';
+import { type ContainerSettings, killContainer, wrapInContainer } from '../sandbox/index.js';
 
 export interface LoggedSpawn {
   transcript: TranscriptWriter;

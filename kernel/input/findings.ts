@@ -4,7 +4,7 @@
  * and workflow files so every refusal reads the same.
  */
 import type { z } from 'zod';
-import { clipText } from './echo.js';
+import { clipText } from '../../lib/clip.js';
 
 export interface Finding {
   path: string;

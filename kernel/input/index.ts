@@ -5,9 +5,10 @@
  * path lies within another; `parseWith` turns a zod refusal into the 400 envelope. It sits on the ground floor so domain schemas (tasks, projects,
  * chats, triggers, backups) and the HTTP layer share one set of rules without importing upward.
  */
+
+export { clipEchoes, clipInput, clipText, ECHO_BYTES } from '../../lib/clip.js';
 export { BOUNDS, boundedString, boundedStringMap, describeBytes } from './bounds.js';
 export { jsonNestsDeeper, MAX_JSON_DEPTH, valueNestsDeeper } from './depth.js';
-export { clipEchoes, clipInput, clipText, ECHO_BYTES } from './echo.js';
 export {
   type Finding,
   findingsFromZod,

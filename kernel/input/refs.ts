@@ -4,9 +4,9 @@
  * to surface as a 500 from the spawn or the `stat`).
  */
 import { z } from 'zod';
+import { clipInput } from '../../lib/clip.js';
 import { branchNameProblem } from '../git/index.js';
 import { describeBytes } from './bounds.js';
-import { clipInput } from './echo.js';
 import { controlProblem } from './text.js';
 
 export const BRANCH_BYTES = 512;

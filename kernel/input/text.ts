@@ -7,7 +7,7 @@
  *     — a grammar in which no name is shell syntax, a template action or a path;
  * An error message quotes at most 200 bytes of any input (kernel/input/echo.ts, decision 189).
  */
-import { clipInput } from './echo.js';
+import { clipInput } from '../../lib/clip.js';
 
 export type TextKind = 'text' | 'line';
 

@@ -7,8 +7,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { effectiveContainer, hostAlias } from '../container/index.js';
 import type { ScopedAuth } from '../http/index.js';
+import { effectiveContainer, hostAlias } from '../sandbox/index.js';
 import type { Services } from '../services.js';
 import { buildServer } from './server.js';
 import { SessionBook } from './sessions.js';

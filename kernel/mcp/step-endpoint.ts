@@ -8,9 +8,9 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { hostAlias } from '../container/index.js';
 import { SvcError } from '../errors.js';
 import type { ScopedAuth } from '../http/index.js';
+import { hostAlias } from '../sandbox/index.js';
 
 export const STEP_PATH_PREFIX = '/mcp/steps/';
 

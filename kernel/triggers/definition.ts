@@ -5,8 +5,8 @@
  * (schema-doc.ts reads the same constants). Decision 081 sets out the format.
  */
 import { z } from 'zod';
+import { checkTemplate } from '../../lib/template/index.js';
 import { BOUNDS, fieldNameProblem } from '../input/index.js';
-import { checkTemplate } from '../workflows/template/index.js';
 
 /** SPEC §4.6: lowercase letters, digits, `-`, `_`, `.`, starting with a letter or digit, no `..`. */
 export const TRIGGER_ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;

@@ -5,7 +5,7 @@
  * runs call this same function; only the runtime then acts on the verdict (decision 082). What
  * "in flight", the overrun modes and the hourly limit mean is decision 089.
  */
-import { renderTemplate, taintTree } from '../workflows/template/index.js';
+import { renderTemplate, taintTree } from '../../lib/template/index.js';
 import {
   DEFAULT_DEDUPE_KEY,
   onFireOf,

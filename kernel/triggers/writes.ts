@@ -6,9 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { applyEdits, type EditOp, MAX_EDIT_OPS } from '../../lib/yaml-edit/index.js';
 import { tryParseDuration } from '../config/index.js';
 import { SvcError } from '../errors.js';
-import { applyEdits, type EditOp, MAX_EDIT_OPS } from '../yaml-edit/index.js';
 import { triggerIdProblem } from './definition.js';
 import type { TriggerFile } from './files.js';
 import type { TriggerService } from './runtime.js';

@@ -10,10 +10,10 @@
  */
 import { statSync } from 'node:fs';
 import { z } from 'zod';
+import { applyEdits, type EditFinding, MAX_EDIT_OPS } from '../../lib/yaml-edit/index.js';
 import { SvcError } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { clipText } from '../input/index.js';
-import { applyEdits, type EditFinding, MAX_EDIT_OPS } from '../yaml-edit/index.js';
 import { declaringFile, type WorkflowWriteResult, writeResult } from './create.js';
 import type { RankedEntry, WorkflowRegistry } from './registry.js';
 import { MAX_WORKFLOW_BYTES, parseWorkflowSource } from './source.js';

@@ -3,8 +3,9 @@
  * must parse as a Go text/template. A parse error becomes a finding at the key, on the file line
  * where the error is, with the template's own line and column in the message.
  */
+
+import { checkTemplate } from '../../lib/template/index.js';
 import type { PathSegment } from '../plugin/index.js';
-import { checkTemplate } from './template/index.js';
 
 /** A parse error at a 1-based line and column of the template text. */
 export interface TemplateProblem {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { applyEdits, type EditOp } from '../../../kernel/yaml-edit/index.js';
+import { applyEdits, type EditOp } from '../../../lib/yaml-edit/index.js';
 import { buildTestApp, type TestApp } from '../../support/app.js';
 import { loadFixtures } from '../../unit/yaml-edit/support/fixtures.js';
 import { materialize, seedArb } from '../../unit/yaml-edit/support/op-seeds.js';

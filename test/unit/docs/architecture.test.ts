@@ -57,8 +57,10 @@ function sources(dir: string): string[] {
 /** The room a repository-relative path belongs to, as the picture names it. */
 function roomOf(rel: string): string | null {
   const parts = rel.split('/');
-  if (parts[0] === 'kernel' && parts.length === 2) return `kernel/${parts[1]}`;
-  if (parts[0] === 'kernel' || parts[0] === 'plugins') return `${parts[0]}/${parts[1]}/`;
+  if ((parts[0] === 'kernel' || parts[0] === 'lib') && parts.length === 2)
+    return `${parts[0]}/${parts[1]}`;
+  if (parts[0] === 'kernel' || parts[0] === 'lib' || parts[0] === 'plugins')
+    return `${parts[0]}/${parts[1]}/`;
   if (CLIENT_ROOMS.includes(`${parts[0]}/`)) return `${parts[0]}/`;
   return null;
 }
@@ -67,10 +69,18 @@ describe('docs/architecture.md', () => {
   const { layerOf, names } = layersOfPicture();
 
   it('draws the layers top to bottom, plugins beside them', () => {
-    expect(names).toEqual(['clients', 'surfaces', 'services', 'primitives', 'ground', 'plugins']);
+    expect(names).toEqual([
+      'clients',
+      'surfaces',
+      'services',
+      'primitives',
+      'ground',
+      'libraries',
+      'plugins',
+    ]);
   });
 
-  it('names every top-level kernel room, plugin kind and client room', () => {
+  it('names every top-level kernel and lib room, plugin kind and client room', () => {
     const kernel = readdirSync(join(ROOT, 'kernel'))
       .filter((n) => n !== 'index.ts')
       .map((n) =>
@@ -97,7 +107,7 @@ describe('docs/architecture.md', () => {
   it('is the import rule: a room imports only its own layer or below, plugins only the door', () => {
     const plugins = names.indexOf('plugins');
     const upward: string[] = [];
-    for (const top of ['kernel', 'plugins', 'cli', 'bin', 'web', 'shared']) {
+    for (const top of ['kernel', 'lib', 'plugins', 'cli', 'bin', 'web', 'shared']) {
       for (const file of sources(join(ROOT, top))) {
         const rel = relative(ROOT, file);
         const from = roomOf(rel);

@@ -5,7 +5,7 @@ import {
   MAX_TEMPLATE_DEPTH,
   parseTemplate,
   TemplateError,
-} from '../../../kernel/workflows/template/index.js';
+} from '../../../lib/template/index.js';
 import { render, renderError } from './helpers.js';
 
 describe('parse errors: message, line, column', () => {

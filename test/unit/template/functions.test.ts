@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slug } from '../../../kernel/workflows/template/index.js';
+import { slug } from '../../../lib/template/index.js';
 import { render, renderError } from './helpers.js';
 
 // Expected outputs and messages are Go's (text/template funcs.go), except where a test says not.

@@ -3,7 +3,7 @@ import {
   renderTemplate,
   type TemplateError,
   type TemplateOptions,
-} from '../../../kernel/workflows/template/index.js';
+} from '../../../lib/template/index.js';
 
 /** Renders with the test name 't', so expected messages read `template: t:…`. */
 export function render(source: string, data?: unknown, opts: TemplateOptions = {}): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTemplate } from '../../../kernel/workflows/template/index.js';
+import { parseTemplate } from '../../../lib/template/index.js';
 import { render, renderError } from './helpers.js';
 
 // The shapes svc feeds templates (SPEC §2.8 workflow templates, §2.10 branch_template; the Go

@@ -1,6 +1,6 @@
 // Decision 014: values from users reach shell text only through their printer.
 import { describe, expect, it } from 'vitest';
-import { renderTemplate, taint, taintTree } from '../../../kernel/workflows/template/index.js';
+import { renderTemplate, taint, taintTree } from '../../../lib/template/index.js';
 
 const env = (v: string) => `$[${v}]`;
 

@@ -8,8 +8,8 @@ import {
   type TemplateContext,
   validateWorkflowText,
 } from '../../../kernel/workflows/index.js';
-import { renderTemplate } from '../../../kernel/workflows/template/index.js';
 import { collectTemplates } from '../../../kernel/workflows/templates.js';
+import { renderTemplate } from '../../../lib/template/index.js';
 import { check, options, yaml } from './support.js';
 
 describe('load-time template checks', () => {

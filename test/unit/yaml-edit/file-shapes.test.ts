@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { applyEdits, MAX_EDIT_OPS } from '../../../kernel/yaml-edit/index.js';
+import { applyEdits, MAX_EDIT_OPS } from '../../../lib/yaml-edit/index.js';
 import { edit, lines, refuse } from './support/edit.js';
 
 const crlf = (...content: string[]) => content.join('\r\n') + '\r\n';

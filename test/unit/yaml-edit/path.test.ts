@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatPath, PathSyntaxError, parsePath } from '../../../kernel/yaml-edit/index.js';
+import { formatPath, PathSyntaxError, parsePath } from '../../../lib/yaml-edit/index.js';
 
 describe('parsePath', () => {
   it('reads dotted keys and indices', () => {

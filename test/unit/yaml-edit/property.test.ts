@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { applyEdits, type EditFinding, type EditOp } from '../../../kernel/yaml-edit/index.js';
+import { applyEdits, type EditFinding, type EditOp } from '../../../lib/yaml-edit/index.js';
 import { type Fixture, loadFixtures } from './support/fixtures.js';
 import { materialize, seedArb } from './support/op-seeds.js';
 import {

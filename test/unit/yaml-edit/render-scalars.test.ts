@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { JsonValue } from '../../../kernel/yaml-edit/index.js';
-import { renderBlockScalar } from '../../../kernel/yaml-edit/scalar-render.js';
+import type { JsonValue } from '../../../lib/yaml-edit/index.js';
+import { renderBlockScalar } from '../../../lib/yaml-edit/scalar-render.js';
 import { edit, lines, refuse } from './support/edit.js';
 
 const doc = lines('a: 1', 'k: old # note', 'z: 2');

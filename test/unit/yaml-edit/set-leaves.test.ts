@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { setLeaves } from '../../../kernel/yaml-edit/index.js';
+import { setLeaves } from '../../../lib/yaml-edit/index.js';
 import { lines } from './support/edit.js';
 
 const config = lines(

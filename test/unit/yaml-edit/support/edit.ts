@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { applyEdits, type EditFinding, type EditOp } from '../../../../kernel/yaml-edit/index.js';
+import { applyEdits, type EditFinding, type EditOp } from '../../../../lib/yaml-edit/index.js';
 
 /** Applies ops that must succeed and returns the new text. */
 export function edit(source: string, ...ops: EditOp[]): string {

@@ -1,5 +1,5 @@
 /**
- * container: running steps in a container of the configured runtime (SPEC §2.10 container rules,
+ * sandbox: running steps in a container of the configured runtime (SPEC §2.10 container rules,
  * decision 019). Settings merge, runtime and image checks, and the wrapper that moves one step's
  * process into a container. Uses: config. Used by: engine (creation checks, admission, spawning).
  */

@@ -1,5 +1,5 @@
 import { visit } from 'yaml';
-import { clipEchoes, clipText } from '../input/index.js';
+import { clipEchoes, clipText } from '../clip.js';
 import { editText } from './editor.js';
 import { EditFailure, type EditFinding, type EditResult } from './finding.js';
 import { detectLayout } from './layout.js';
