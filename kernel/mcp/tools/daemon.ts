@@ -23,6 +23,14 @@ export const daemonTools = [
     },
   }),
   defineTool({
+    name: 'config_file',
+    description:
+      'Whether config.yaml on disk is what is in force: its path, and the last edit the daemon refused (null when none), with the reason. A refused edit leaves the last good configuration in force.',
+    route: 'GET /v1/config/file',
+    readOnly: true,
+    run: ({ s }) => ({ file: s.config.file, rejected: s.config.fileRejection() }),
+  }),
+  defineTool({
     name: 'doctor_report',
     description:
       'The doctor report: daemon, data directory, database, agents, worktrees, container runtime. `probe: false` serves agent data from the cache.',

@@ -21,6 +21,7 @@ import { addProject, createTask } from '../../support/tasks.js';
 
 const TOOLS = [
   'agents_list',
+  'config_file',
   'config_show',
   'doctor_report',
   'projects_create',
@@ -299,6 +300,17 @@ describe('read-only views', () => {
     const shown = await call(client, 'config_show');
     expect(shown.body).toEqual({ ...api, notify: { ...api.notify, command: [MASKED] } });
     expect(JSON.stringify(shown)).not.toContain('hunter2');
+  });
+
+  test('config_file answers what GET /v1/config/file answers: the file and no refused edit', async () => {
+    const { t, client } = await session();
+    const api = (await viaApi(t, 'GET', '/v1/config/file')).body as {
+      file: string;
+      rejected: unknown;
+    };
+    expect(api.file).toMatch(/config\.yaml$/);
+    expect(api.rejected).toBeNull();
+    expect((await call(client, 'config_file')).body).toEqual(api);
   });
 
   test('workflow and doctor tools answer what their routes answer', async () => {
