@@ -13,7 +13,12 @@ export {
   type Finding,
   findingsFromZod,
   formatPath,
+  type IssueFinding,
+  type IssueReading,
+  issueCode,
+  readIssues,
   summarizeFindings,
+  valueAt,
 } from './findings.js';
 export { parseId, parseWith } from './parse.js';
 export {

@@ -5,7 +5,7 @@
  * cancel must say `on_fire: create`). Every finding names a path and, where it can, a line.
  */
 import type { z } from 'zod';
-import { formatPath } from '../input/index.js';
+import { formatPath, readIssues } from '../input/index.js';
 import type { TriggerSource } from '../plugin/index.js';
 import {
   ACTION_SCHEMAS,
@@ -39,62 +39,13 @@ export interface TriggerValidation {
   declaredId: string | null;
 }
 
-function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
-  let cur = value;
-  for (const p of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[p];
-  }
-  return cur;
-}
-
-function issueCode(issue: z.core.$ZodIssue): string {
-  switch (issue.code) {
-    case 'custom': {
-      const code = (issue.params as { code?: unknown } | undefined)?.code;
-      return typeof code === 'string' ? code : 'invalid';
-    }
-    case 'too_small':
-    case 'too_big':
-      return 'out_of_range';
-    case 'invalid_format':
-    case 'invalid_value':
-      return issue.code;
-    default:
-      return 'invalid_type';
-  }
-}
-
-/** Findings for a zod error on `value`, found at `base` in the file; codes as the workflow findings use them. */
+/** Findings for a zod error on `value`, found at `base` in the file: the one translator's reading. */
 function withPrefix(error: z.ZodError, value: unknown, base: string[]): TriggerFinding[] {
-  const out: TriggerFinding[] = [];
-  const seen = new Set<string>();
-  const add = (f: TriggerFinding) => {
-    const k = `${f.path}\0${f.message}`;
-    if (!seen.has(k)) {
-      seen.add(k);
-      out.push(f);
-    }
-  };
-  for (const issue of error.issues) {
-    const rel = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-    const path = formatPath([...base, ...rel]);
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        const full = formatPath([...base, ...rel, key]);
-        add({ path: full, code: 'unknown_key', message: `unknown key "${full}"` });
-      }
-      continue;
-    }
-    if (issue.code === 'invalid_type' && valueAt(value, rel) === undefined) {
-      add({ path, code: 'required', message: `${path} is required` });
-      continue;
-    }
-    const message =
-      issue.message.startsWith(path) || path === '' ? issue.message : `${path}: ${issue.message}`;
-    add({ path, code: issueCode(issue), message });
-  }
-  return out;
+  return readIssues(error.issues, { base, value }).map((f) => ({
+    path: formatPath(f.path),
+    code: f.code,
+    message: f.message,
+  }));
 }
 
 export function validateTriggerText(

@@ -7,7 +7,7 @@
  * the whole file, sub-steps, lane steps and merge resolvers included (decision 023).
  */
 import type { z } from 'zod';
-import type { Finding } from '../input/index.js';
+import { type Finding, readIssues } from '../input/index.js';
 import type {
   AgentValueSets,
   DefaultsKey,
@@ -105,34 +105,6 @@ class Findings {
   }
 }
 
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let cur = root;
-  for (const seg of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[seg];
-  }
-  return cur;
-}
-
-function issueCode(issue: z.core.$ZodIssue): string {
-  switch (issue.code) {
-    case 'custom': {
-      const code = (issue.params as { code?: unknown } | undefined)?.code;
-      return typeof code === 'string' ? code : 'invalid';
-    }
-    case 'too_small':
-      return issue.origin === 'array' && Number(issue.minimum) === 1 ? 'empty' : 'out_of_range';
-    case 'too_big':
-      return 'out_of_range';
-    case 'invalid_format':
-      return 'invalid_format';
-    case 'invalid_value':
-      return 'invalid_value';
-    default:
-      return 'invalid_type';
-  }
-}
-
 /**
  * Findings for a zod error on `value` (at `base` in the file). An unknown key that another step
  * type accepts says so; a missing key says it is required.
@@ -145,60 +117,21 @@ function addZodIssues(
   keyOwners: ReadonlyMap<string, readonly string[]> | null,
   stepType: string | null,
 ): void {
-  for (const issue of issues) {
-    const rel = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-    const path = [...base, ...rel];
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        const owners = keyOwners?.get(key)?.filter((t) => t !== stepType) ?? [];
-        const full = formatWorkflowPath([...path, key]);
-        if (stepType && owners.length > 0)
-          out.add(
-            [...path, key],
-            'key_not_valid_for_type',
-            `${key} is not valid on ${article(stepType)} ${stepType} step (it belongs to ${owners.join(', ')})`,
-          );
-        else out.add([...path, key], 'unknown_key', `unknown key "${full}"`);
-      }
-      continue;
-    }
-    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-      // Report the branch that got furthest (its issues have the longest paths).
-      const best = [...issue.errors].sort(
-        (a, b) =>
-          Math.max(0, ...b.map((e) => e.path.length)) - Math.max(0, ...a.map((e) => e.path.length)),
-      )[0];
-      if (best?.some((e) => e.path.length > 0)) {
-        addZodIssues(out, best, valueAt(value, rel), path, keyOwners, stepType);
-        continue;
-      }
-    }
-    if ((issue.code === 'invalid_key' || issue.code === 'invalid_element') && issue.issues[0]) {
-      // A record key (or map element) refused by its own schema: report that schema's reason.
-      const inner = issue.issues[0];
-      const where = formatWorkflowPath(path);
-      out.add(
-        path,
-        issueCode(inner),
-        `${where}: ${issue.code === 'invalid_key' ? 'key ' : ''}${inner.message}`,
-      );
-      continue;
-    }
-    const where = formatWorkflowPath(path);
-    const key = rel.length > 0 ? String(rel[rel.length - 1]) : where;
-    if (
-      (issue.code === 'invalid_type' || issue.code === 'invalid_union') &&
-      valueAt(value, rel) === undefined
-    ) {
-      out.add(path, 'required', `${where || key} is required`);
-      continue;
-    }
-    const message =
-      issue.message.startsWith(where) || where === ''
-        ? issue.message
-        : `${where}: ${issue.message}`;
-    out.add(path, issueCode(issue), message);
-  }
+  const findings = readIssues(issues, {
+    base,
+    value,
+    format: (path) => formatWorkflowPath(path as PathSegment[]),
+    unknownKey: (path, key) => {
+      const owners = keyOwners?.get(key)?.filter((t) => t !== stepType) ?? [];
+      if (!stepType || owners.length === 0) return null;
+      return {
+        path: [...path, key],
+        code: 'key_not_valid_for_type',
+        message: `${key} is not valid on ${article(stepType)} ${stepType} step (it belongs to ${owners.join(', ')})`,
+      };
+    },
+  });
+  for (const f of findings) out.add(f.path as PathSegment[], f.code, f.message);
 }
 
 /** Which step types accept each key, from the rows they declare (read as data). */
