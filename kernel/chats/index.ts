@@ -6,6 +6,8 @@
  * Decisions: 160–168.
  */
 
+export type { ChatDeps } from './core.js';
+export { CHAT_TASK_STATES } from './lifecycle.js';
 export {
   ArchiveChatSchema,
   BUSY_CHAT_STATES,
@@ -20,5 +22,5 @@ export {
   SendSchema,
   SkillsQuerySchema,
 } from './schema.js';
-export { CHAT_TASK_STATES, type ChatDeps, ChatService } from './service.js';
+export { ChatService } from './service.js';
 export type { ChatRow, TurnRow } from './table.js';

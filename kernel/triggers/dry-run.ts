@@ -9,8 +9,9 @@ import { SvcError } from '../errors.js';
 import type { TriggerEvent } from '../plugin/index.js';
 import type { TriggerDefinition } from './definition.js';
 import type { TriggerFile } from './files.js';
+import { eventIdOf } from './firing.js';
 import { type Judgement, judge } from './judge.js';
-import { eventIdOf, type TriggerService } from './runtime.js';
+import type { TriggerService } from './runtime.js';
 
 export type PublicJudgement = Omit<Judgement, 'envelope'>;
 

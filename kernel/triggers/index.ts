@@ -19,7 +19,15 @@ export {
 } from './definition.js';
 export { type DryPoll, dryPoll, dryTest, type PublicJudgement, validFile } from './dry-run.js';
 export { type TriggerFile, TriggerFiles, versionOf } from './files.js';
+export {
+  eventIdOf,
+  idempotencyKey,
+  type Replay,
+  type ReplayRequest,
+  type ReplayResponse,
+} from './firing.js';
 export { type Judgement, judge } from './judge.js';
+export { MAX_EVENTS_PER_POLL } from './poll-loop.js';
 export {
   TriggerDeliveriesQuerySchema,
   TriggerTestBodySchema,
@@ -28,15 +36,7 @@ export {
   triggerFileRow,
   triggerList,
 } from './requests.js';
-export {
-  eventIdOf,
-  idempotencyKey,
-  MAX_EVENTS_PER_POLL,
-  type Replay,
-  type ReplayRequest,
-  type ReplayResponse,
-  TriggerService,
-} from './runtime.js';
+export { TriggerService } from './runtime.js';
 export { type TriggerSchemaDoc, triggerSchemaDoc } from './schema-doc.js';
 export { MAX_TRIGGER_BYTES } from './source-text.js';
 export type { TriggerFinding } from './validate.js';

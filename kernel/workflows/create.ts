@@ -13,7 +13,8 @@ import { SvcError } from '../errors.js';
 import type { Finding } from '../input/index.js';
 import { starterWorkflow } from './builtins.js';
 import { CREATE_NAME_PATTERN } from './format.js';
-import { projectWorkflowsDir, type WorkflowRegistry } from './registry.js';
+import type { WorkflowRegistry } from './registry.js';
+import { projectWorkflowsDir } from './registry-loading.js';
 import type { WorkflowScope } from './snapshot.js';
 import { MAX_WORKFLOW_BYTES } from './source.js';
 

@@ -56,20 +56,20 @@ export {
   patchTarget,
   patchWorkflow,
 } from './patch.js';
+export { WorkflowRegistry } from './registry.js';
 export {
   digestOf,
   type EntryStatus,
   NO_PROJECTS,
   type ProjectLookup,
   type ProjectRef,
-  projectWorkflowsDir,
   type RankedEntry,
   type RegistryView,
   type WorkflowDefinitionView,
   type WorkflowEntry,
   type WorkflowListRow,
-  WorkflowRegistry,
-} from './registry.js';
+} from './registry-entries.js';
+export { projectWorkflowsDir } from './registry-loading.js';
 export {
   type ValidateWorkflowBody,
   ValidateWorkflowBodySchema,

@@ -15,7 +15,8 @@ import { SvcError } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { clipText } from '../input/index.js';
 import { declaringFile, type WorkflowWriteResult, writeResult } from './create.js';
-import type { RankedEntry, WorkflowRegistry } from './registry.js';
+import type { WorkflowRegistry } from './registry.js';
+import type { RankedEntry } from './registry-entries.js';
 import { MAX_WORKFLOW_BYTES, parseWorkflowSource } from './source.js';
 
 export const PatchWorkflowBodySchema = z.strictObject({
