@@ -40,7 +40,7 @@ import { branchNameProblem } from './refname.js';
 import { repairPrompt } from './repair.js';
 import type { Runner } from './runner.js';
 import type { TaskStates } from './state.js';
-import { ACTION_FROM, actionAllowed, type HumanAction } from './transitions.js';
+import { ACTION_FROM, actionAllowed, type HumanAction, heldEvent } from './transitions.js';
 import { isForeignWorktree } from './worktree.js';
 
 /** Files an archive refused for `worktree_dirty` names (the rest are counted in `more_files`). */
@@ -127,7 +127,7 @@ export class TaskActions {
 
   cancel(id: number): TaskRow {
     const task = this.act(id, 'cancel', (t) => {
-      const moved = this.d.states.move(t.id, t.state, 'aborted', {
+      const moved = this.d.states.apply(t.id, 'cancel', t.state, {
         pause_requested: 0,
         finished_at: this.now(),
         pending_override: null,
@@ -165,7 +165,7 @@ export class TaskActions {
           ? this.load(t.id)
           : null;
       }
-      return this.d.states.move(t.id, t.state, 'paused', { pause_requested: 0 });
+      return this.d.states.apply(t.id, 'pause', t.state, { pause_requested: 0 });
     });
   }
 
@@ -181,7 +181,7 @@ export class TaskActions {
     }
     return this.act(id, 'resume', (t) => {
       refuseIfWorktreeLost(this.d, t, 'resume');
-      return this.d.states.move(t.id, 'paused', 'queued', { pause_requested: 0 });
+      return this.d.states.apply(t.id, 'resume', 'paused', { pause_requested: 0 });
     });
   }
 
@@ -189,7 +189,7 @@ export class TaskActions {
     return this.act(id, 'approve', (t) => {
       refuseIfWorktreeLost(this.d, t, 'approve');
       const row = this.openRow(t);
-      const moved = this.d.states.move(t.id, 'awaiting_gate', 'queued', {
+      const moved = this.d.states.apply(t.id, 'approve', 'awaiting_gate', {
         current_step: this.gateAdvance(t),
       });
       if (moved && row) closeRow(this.d.runs, row, 'approved', this.d.clock);
@@ -205,7 +205,7 @@ export class TaskActions {
   reject(id: number): TaskRow {
     return this.act(id, 'reject', (t) => {
       const row = this.openRow(t);
-      const moved = this.d.states.move(t.id, 'awaiting_gate', 'blocked', {
+      const moved = this.d.states.apply(t.id, 'reject', 'awaiting_gate', {
         block_reason: 'rejected',
         block_detail: row ? `rejected at ${row.step_id}` : null,
       });
@@ -242,7 +242,7 @@ export class TaskActions {
           t.followup_spec,
           null,
         );
-        return this.d.states.move(t.id, 'blocked', t.followup_origin ?? 'done', {
+        return this.d.states.apply(t.id, 'followup_return', 'blocked', {
           followup_spec: null,
           followup_origin: null,
           current_step: spec?.origin_step ?? t.step_total,
@@ -250,7 +250,7 @@ export class TaskActions {
       }
       if (t.state === 'awaiting_gate') refuseIfWorktreeLost(this.d, t, 'skip');
       const row = this.openRow(t);
-      const moved = this.d.states.move(t.id, t.state, 'queued', {
+      const moved = this.d.states.apply(t.id, 'skip', t.state, {
         current_step: this.gateAdvance(t),
       });
       if (!moved) return null;
@@ -375,7 +375,7 @@ export class TaskActions {
         pending_override: Object.keys(override).length > 0 ? JSON.stringify(override) : null,
         ...(branch ? { branch_name: branch } : {}),
       };
-      return this.d.states.move(t.id, 'blocked', t.pause_requested ? 'paused' : 'queued', {
+      return this.d.states.apply(t.id, heldEvent('retry', t.pause_requested), 'blocked', {
         ...patch,
         pause_requested: 0,
       });
@@ -392,7 +392,7 @@ export class TaskActions {
     for (const lane of readmittable(this.d.store, parent)) {
       if (this.d.openChat(lane.id) !== null) continue;
       await this.d.runner.settled(lane.id);
-      const moved = this.d.states.move(lane.id, 'aborted', 'queued', {
+      const moved = this.d.states.apply(lane.id, 'readmit_lane', 'aborted', {
         finished_at: null,
         pause_requested: 0,
         retry_floor: this.d.runs.maxId(lane.id),
@@ -428,9 +428,14 @@ export class TaskActions {
     for (const lane of unfinished) this.cascadeCancel(lane.id);
     const now = this.load(id);
     if (now.state === 'blocked' || now.state === 'awaiting_children') {
-      const moved = this.d.states.move(id, now.state, now.pause_requested ? 'paused' : 'queued', {
-        pause_requested: 0,
-      });
+      const moved = this.d.states.apply(
+        id,
+        heldEvent('merge_finished', now.pause_requested),
+        now.state,
+        {
+          pause_requested: 0,
+        },
+      );
       if (moved) return moved;
     }
     return this.load(id);
@@ -509,7 +514,7 @@ export class TaskActions {
       step_index: first.current_step,
     };
     const task = this.act(id, 'repair', (t) =>
-      this.d.states.move(t.id, 'blocked', 'queued', { repair_spec: JSON.stringify(spec) }),
+      this.d.states.apply(t.id, 'repair', 'blocked', { repair_spec: JSON.stringify(spec) }),
     );
     return { task, warnings };
   }
@@ -580,7 +585,7 @@ export class TaskActions {
       origin_step: first.current_step,
     };
     const task = this.act(id, 'follow_up', (t) =>
-      this.d.states.move(t.id, t.state, t.pause_requested ? 'paused' : 'queued', {
+      this.d.states.apply(t.id, heldEvent('follow_up', t.pause_requested), t.state, {
         followup_origin: t.state as TaskState,
         followup_round: round,
         followup_spec: JSON.stringify(spec),
@@ -641,7 +646,7 @@ export class TaskActions {
     const project = this.d.projects.require(first.project_id);
     if (!foreign) await dropWorktree(project.path, first, force);
     const task = this.act(id, 'archive', (t) =>
-      this.d.states.move(t.id, t.state, 'archived', {
+      this.d.states.apply(t.id, 'archive', t.state, {
         worktree_path: null,
         archived_at: this.now(),
       }),

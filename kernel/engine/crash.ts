@@ -57,7 +57,7 @@ function block(d: CrashDeps, taskId: number, reason: string, detail: string): vo
     if (task && (task.state === 'running' || task.state === 'awaiting_input')) {
       for (const row of d.runs.open(taskId))
         closeRow(d.runs, row, 'failed', d.clock, { failure_reason: reason });
-      d.states.move(taskId, task.state, 'blocked', { block_reason: reason, block_detail: detail });
+      d.states.apply(taskId, 'fail', task.state, { block_reason: reason, block_detail: detail });
     }
   });
 }

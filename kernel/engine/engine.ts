@@ -222,7 +222,7 @@ export class Engine {
     ];
     const eager = step?.schedule === 'eager';
     if (settled === lanes.length || (eager && settled > 0))
-      this.states.move(parent.id, 'awaiting_children', 'queued', {});
+      this.states.apply(parent.id, 'children_settled', 'awaiting_children');
   }
 
   /** Recovery, then admission. Call once, after plugins are loaded. */
@@ -244,13 +244,13 @@ export class Engine {
       admit: (task) => {
         // A full disk: nothing new is started into the same wall; queued tasks wait for room.
         if (this.d.disk.full) return false;
-        const moved = this.states.move(task.id, 'queued', 'running', {});
+        const moved = this.states.apply(task.id, 'admit', 'queued');
         if (!moved) return false;
         this.runner.start(task.id);
         return true;
       },
       park: (task) => {
-        this.states.move(task.id, 'queued', 'paused', { pause_requested: 0 });
+        this.states.apply(task.id, 'park', 'queued', { pause_requested: 0 });
       },
       waiting: (tasks) => {
         if (!this.d.disk.full) this.precut.consider(tasks);

@@ -49,9 +49,10 @@ export {
 export { type LoggedSpawn, spawnLogged } from './spawn.js';
 export {
   ACTION_FROM,
-  ACTION_TO,
   availableActions,
-  ENGINE_TRANSITIONS,
   HUMAN_ACTIONS,
   type HumanAction,
+  type TaskEvent,
+  TRANSITIONS,
+  transitionTarget,
 } from './transitions.js';

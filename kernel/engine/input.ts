@@ -32,10 +32,10 @@ export class InputBroker {
     timeoutMs: number,
     signal: AbortSignal,
   ): Promise<InputOutcome> {
-    const moved = this.states.move(
+    const moved = this.states.apply(
       taskId,
+      'request_input',
       'running',
-      'awaiting_input',
       { pending_input: JSON.stringify(wait.pending) },
       { kind: wait.kind, summary: wait.summary },
     );
@@ -55,7 +55,11 @@ export class InputBroker {
           // uncaught exception nor leave the agent waiting forever. The attempt goes on, and the
           // runner's next write meets the same fault and settles the task (decision 180).
           try {
-            this.states.move(taskId, 'awaiting_input', 'running', {});
+            this.states.apply(
+              taskId,
+              outcome === 'answered' ? 'answer' : 'input_timeout',
+              'awaiting_input',
+            );
           } catch {}
         }
         resolve(

@@ -50,7 +50,7 @@ export function refuseIfWorktreeLost(d: LostWorktreeDeps, task: TaskRow, action:
           .at(-1)
       : undefined;
   const detail = `worktree ${path} was deleted while the task waited ${WAITING[task.state] ?? `(${task.state})`}; its uncommitted changes went with it. retry re-creates it from ${task.branch_name}`;
-  const moved = d.states.move(task.id, task.state, 'blocked', {
+  const moved = d.states.apply(task.id, 'worktree_lost', task.state, {
     block_reason: 'worktree_missing',
     block_detail: detail,
   });

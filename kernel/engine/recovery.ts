@@ -98,13 +98,13 @@ export function recover(
     write(task.id, () => {
       if (wall) {
         if (
-          states.move(task.id, task.state, 'blocked', {
+          states.apply(task.id, 'fail', task.state, {
             block_reason: 'disk_full',
             block_detail: DISK_FULL_RESTART_DETAIL,
           })
         )
           report.blocked_disk_full++;
-      } else if (states.move(task.id, task.state, 'queued', {})) report.requeued_tasks++;
+      } else if (states.apply(task.id, 'interrupt', task.state)) report.requeued_tasks++;
     });
   }
   if (waiting.size > 0 && disk) {

@@ -172,7 +172,7 @@ export class Runner {
   private block(task: TaskRow, reason: string, detail: string | null): Next {
     // A block is an outcome: on a full disk it may spend the reserve (decision 180).
     this.deps.disk.rescue(() =>
-      this.deps.states.move(task.id, 'running', 'blocked', {
+      this.deps.states.apply(task.id, 'fail', 'running', {
         block_reason: reason,
         block_detail: detail,
       }),
@@ -251,7 +251,7 @@ export class Runner {
       task = deps.tasks.get(taskId);
       if (task?.state !== 'running') return;
       if (task.pause_requested) {
-        deps.states.move(taskId, 'running', 'paused', { pause_requested: 0 });
+        deps.states.apply(taskId, 'park', 'running', { pause_requested: 0 });
         return;
       }
       let next: Next;
@@ -279,7 +279,7 @@ export class Runner {
       else if (followUp) next = await this.runFollowUp(task, project, snapshot, followUp, entry);
       else if (task.current_step >= snapshot.steps.length) {
         deps.disk.rescue(() =>
-          deps.states.move(taskId, 'running', 'done', { finished_at: this.now() }),
+          deps.states.apply(taskId, 'complete', 'running', { finished_at: this.now() }),
         );
         return;
       } else {
@@ -333,7 +333,7 @@ export class Runner {
         }
       });
       if (task.state === 'running' || task.state === 'awaiting_input')
-        this.deps.states.move(taskId, task.state, 'queued', {});
+        this.deps.states.apply(taskId, 'interrupt', task.state);
     }
   }
 
@@ -497,7 +497,7 @@ export class Runner {
       task.current_step < snapshot.steps.length
     )
       return 'next';
-    this.deps.states.move(taskId, 'running', 'done', { finished_at: this.now() });
+    this.deps.states.apply(taskId, 'complete', 'running', { finished_at: this.now() });
     return 'stop';
   }
 
@@ -530,7 +530,7 @@ export class Runner {
         deps.states.patch(task.id, 'running', { current_step: snapshot.steps.length });
         return 'next';
       case 'backoff':
-        deps.states.move(task.id, 'running', 'queued', {
+        deps.states.apply(task.id, 'backoff', 'running', {
           queued_reason: 'retry_backoff',
           admit_not_before: formatMs(deps.clock.now() + outcome.ms),
         });
@@ -538,10 +538,10 @@ export class Runner {
       case 'usage_limit':
         return this.usageLimit(task, outcome.resets_at, outcome.auto_continue);
       case 'awaiting_children':
-        deps.states.move(task.id, 'running', 'awaiting_children', {});
+        deps.states.apply(task.id, 'spawn_children', 'running');
         // A lane that settled after the flow looked would otherwise never wake the parent.
         if (deps.settledLanes(task.id, index) > (outcome.settled ?? 0)) {
-          deps.states.move(task.id, 'awaiting_children', 'queued', {});
+          deps.states.apply(task.id, 'children_settled', 'awaiting_children');
         }
         return 'stop';
       case 'cancelled':
@@ -596,7 +596,7 @@ export class Runner {
         this.noteFailure(result, entry);
         return 'stop';
       case 'awaiting_gate':
-        deps.states.move(task.id, 'running', 'awaiting_gate', {});
+        deps.states.apply(task.id, 'gate', 'running');
         return 'stop';
       case 'succeeded':
         this.advance(task, index);
@@ -614,7 +614,7 @@ export class Runner {
         if (failures <= this.maxRetries(step, snapshot)) {
           const backoff = this.backoffMs(step, snapshot);
           if (backoff > 0) {
-            deps.states.move(task.id, 'running', 'queued', {
+            deps.states.apply(task.id, 'backoff', 'running', {
               queued_reason: 'retry_backoff',
               admit_not_before: formatMs(deps.clock.now() + backoff),
             });
@@ -654,7 +654,7 @@ export class Runner {
     }
     const at =
       resetsAt ?? this.deps.clock.now() + parseDuration(config.usage_limit_recheck_interval);
-    this.deps.states.move(task.id, 'running', 'queued', {
+    this.deps.states.apply(task.id, 'usage_wait', 'running', {
       queued_reason: 'usage_limit',
       admit_not_before: formatMs(at),
     });
@@ -708,7 +708,7 @@ export class Runner {
         this.noteFailure(result, entry);
         return 'stop';
       case 'awaiting_gate':
-        deps.states.move(task.id, 'running', 'awaiting_gate', {});
+        deps.states.apply(task.id, 'gate', 'running');
         return 'stop';
       case 'usage_limit':
         return this.usageLimit(task, outcome.resets_at, outcome.auto_continue);
@@ -725,9 +725,8 @@ export class Runner {
   }
 
   private returnToOrigin(task: TaskRow): Next {
-    const origin = task.followup_origin ?? 'done';
     const spec = jsonOr<(FollowUpSpec & { origin_step?: number }) | null>(task.followup_spec, null);
-    this.deps.states.move(task.id, task.state, origin, {
+    this.deps.states.apply(task.id, 'followup_return', task.state, {
       followup_spec: null,
       followup_origin: null,
       current_step: spec?.origin_step ?? task.step_total,
@@ -786,7 +785,7 @@ export class Runner {
     if (entry.ac.signal.aborted) return 'stop';
     const now = deps.tasks.get(task.id);
     if (now?.state !== 'running') return 'stop';
-    deps.states.move(task.id, 'running', 'blocked', {
+    deps.states.apply(task.id, 'repair_done', 'running', {
       block_reason: spec.block_reason,
       block_detail: spec.block_detail,
       repair_spec: null,

@@ -1,14 +1,17 @@
 /**
- * Every task state write: a compare-and-swap on the state found, the `task.state_changed` event in
+ * Every task state write, through one door (`apply`): the move looked up in the transition table
+ * (transitions.ts) and refused when undeclared, a compare-and-swap on the state found, the `task.state_changed` event in
  * the same transaction (its payload is the notify envelope of SPEC §2.10), and post-commit
  * listeners (scheduler wake-up, notify). Leaving a state clears what only that state means:
  * queued drops its clock, awaiting_input its pending request, blocked its reason.
  */
 import { type Clock, formatMs } from '../clock/index.js';
+import { SvcError } from '../errors.js';
 import type { EventLog, StoredEvent } from '../events/index.js';
 import type { ProjectsTable, Store, TaskPatch, TaskRow, TasksTable } from '../store/index.js';
 import type { TaskState } from '../task-states.js';
 import { snapshotOf } from './model.js';
+import { type TaskEvent, transitionTarget } from './transitions.js';
 
 export type TransitionListener = (task: TaskRow, from: TaskState, event: StoredEvent) => void;
 
@@ -38,18 +41,49 @@ export class TaskStates {
   }
 
   /**
-   * Moves a task from `from` to `to` if it is still in `from`. Returns the new row, or null when
-   * the state had changed (the caller re-reads and decides, SPEC §3.2 rule 2).
+   * Applies `event` to a task the caller found in `from`: the table says where it leads, and an
+   * undeclared move (or one that is no move, `same`) is an internal error naming both — a bug in
+   * the engine, never a race. Returns the new row, or null when the state had changed meanwhile
+   * (the caller re-reads and decides, SPEC §3.2 rule 2).
    */
-  move(
+  apply(
     id: number,
+    event: TaskEvent,
     from: TaskState,
-    to: TaskState,
     patch: TaskPatch = {},
     input?: InputSummary,
   ): TaskRow | null {
+    const target = transitionTarget(from, event);
+    if (target === undefined || target === 'same')
+      throw new SvcError('internal', `undeclared task transition: ${event} from ${from}`, {
+        state: from,
+        event,
+      });
+    if (target !== 'origin') return this.move(id, from, target, patch, input);
     return this.store.tx(() => {
-      const full: TaskPatch = { ...patch, state: to, updated_at: this.now() };
+      const task = this.tasks.get(id);
+      if (task?.state !== from) return null;
+      // The follow-up's origin is one of the states a follow-up starts from (done or aborted).
+      const origin = task.followup_origin ?? 'done';
+      if (transitionTarget(origin, 'follow_up') === undefined)
+        throw new SvcError('internal', `undeclared task transition: ${event} to ${origin}`, {
+          state: from,
+          event,
+        });
+      return this.move(id, from, origin, patch, input);
+    });
+  }
+
+  /** The compare-and-swap and its event, for a move `apply` has looked up. */
+  private move(
+    id: number,
+    from: TaskState,
+    to: TaskState,
+    patch: TaskPatch,
+    input?: InputSummary,
+  ): TaskRow | null {
+    return this.store.tx(() => {
+      const full: TaskPatch = { ...patch, updated_at: this.now() };
       if (from === 'queued' && to !== 'queued') {
         full.queued_reason = patch.queued_reason ?? null;
         full.admit_not_before = patch.admit_not_before ?? null;
@@ -64,7 +98,7 @@ export class TaskStates {
         full.queued_reason = null;
         full.admit_not_before = null;
       }
-      if (!this.tasks.cas(id, from, full)) return null;
+      if (!this.tasks.moveState(id, from, to, full)) return null;
       const task = this.tasks.get(id) as TaskRow;
       const event = this.events.append(
         'task.state_changed',

@@ -1,10 +1,11 @@
 /**
- * The task state machine of SPEC §3.2 as one table. The engine, the action routes and
- * `available_actions` all read it; a parity test walks it. Human actions are listed with the
- * states they are legal from; engine transitions (admission, gates, input, completion, parking)
- * with theirs. Every write is a compare-and-swap on the state found (engine/state.ts).
+ * The task state machine of SPEC §3.2 as one table of `(state, event) → state`, human actions and
+ * engine events alike. Every state change goes through `TaskStates.apply` (engine/state.ts), which
+ * looks the move up here and refuses one the table does not declare; `available_actions` and the
+ * action routes' 409s read the same table (ACTION_FROM), and docs/tasks.md's transition table is
+ * checked against it (test/unit/docs/transitions.test.ts).
  */
-import type { TaskState } from '../task-states.js';
+import { TASK_STATES, type TaskState } from '../task-states.js';
 
 export const HUMAN_ACTIONS = [
   'answer',
@@ -23,49 +24,32 @@ export const HUMAN_ACTIONS = [
 
 export type HumanAction = (typeof HUMAN_ACTIONS)[number];
 
-/** States each human action is legal from (SPEC §3.2). */
-export const ACTION_FROM: Record<HumanAction, readonly TaskState[]> = {
-  answer: ['awaiting_input'],
-  approve: ['awaiting_gate'],
-  archive: ['done', 'aborted'],
-  cancel: [
-    'queued',
-    'running',
-    'awaiting_input',
-    'awaiting_gate',
-    'awaiting_children',
-    'blocked',
-    'paused',
-  ],
-  follow_up: ['done', 'aborted'],
-  // Beyond SPEC §3.2 (decision 192): "merge what finished", at a fan-out join only.
-  merge_finished: ['awaiting_children', 'blocked'],
-  pause: ['queued', 'running'],
-  reject: ['awaiting_gate'],
-  repair: ['blocked'],
-  resume: ['paused'],
-  retry: ['blocked', 'awaiting_children'],
-  skip: ['awaiting_gate', 'blocked'],
-};
+/**
+ * Where an event leads from a state: a state; `origin`, the state a follow-up came from
+ * (`followup_origin`, read in the same transaction); or `same`, legal here without a state change
+ * (the action records a request on the row: a running task's pause, a parked parent's retry).
+ */
+export type Target = TaskState | 'origin' | 'same';
 
-/** Where each human action leads from each legal state. `origin` means the follow-up's origin state. */
-export const ACTION_TO: Record<
-  HumanAction,
-  Partial<Record<TaskState, TaskState | 'origin' | 'same'>>
-> = {
+const CANCELLABLE = {
+  queued: 'aborted',
+  running: 'aborted',
+  awaiting_input: 'aborted',
+  awaiting_gate: 'aborted',
+  awaiting_children: 'aborted',
+  blocked: 'aborted',
+  paused: 'aborted',
+} as const;
+
+/** The one transition table (SPEC §3.2; decisions 221, 222). */
+export const TRANSITIONS = {
+  // Human actions, named as their routes.
   answer: { awaiting_input: 'running' },
   approve: { awaiting_gate: 'queued' },
   archive: { done: 'archived', aborted: 'archived' },
-  cancel: {
-    queued: 'aborted',
-    running: 'aborted',
-    awaiting_input: 'aborted',
-    awaiting_gate: 'aborted',
-    awaiting_children: 'aborted',
-    blocked: 'aborted',
-    paused: 'aborted',
-  },
+  cancel: CANCELLABLE,
   follow_up: { done: 'queued', aborted: 'queued' },
+  // Beyond SPEC §3.2 (decision 192): "merge what finished", at a fan-out join only.
   merge_finished: { awaiting_children: 'queued', blocked: 'queued' },
   pause: { queued: 'paused', running: 'same' },
   reject: { awaiting_gate: 'blocked' },
@@ -73,28 +57,55 @@ export const ACTION_TO: Record<
   resume: { paused: 'queued' },
   retry: { blocked: 'queued', awaiting_children: 'same' },
   skip: { awaiting_gate: 'queued', blocked: 'queued' },
-};
-
-/** Transitions only the engine and scheduler make. */
-export const ENGINE_TRANSITIONS = {
-  admit: { from: ['queued'], to: 'running' },
-  admission_block: { from: ['queued', 'running'], to: 'blocked' },
-  gate: { from: ['running'], to: 'awaiting_gate' },
-  request_input: { from: ['running'], to: 'awaiting_input' },
-  input_answered: { from: ['awaiting_input'], to: 'running' },
-  fail: { from: ['running', 'awaiting_input'], to: 'blocked' },
-  backoff: { from: ['running'], to: 'queued' },
-  interrupt: { from: ['running', 'awaiting_input'], to: 'queued' },
-  park: { from: ['running', 'queued'], to: 'paused' },
-  spawn_children: { from: ['running'], to: 'awaiting_children' },
-  children_settled: { from: ['awaiting_children'], to: 'running' },
-  complete: { from: ['running'], to: 'done' },
-  followup_return: { from: ['running', 'queued', 'blocked'], to: 'origin' },
+  // The same actions on a task whose pause is pending: "queued (or paused when held)".
+  follow_up_held: { done: 'paused', aborted: 'paused' },
+  merge_finished_held: { awaiting_children: 'paused', blocked: 'paused' },
+  retry_held: { blocked: 'paused' },
+  // Engine events: the scheduler, the runner, input waits, recovery.
+  admit: { queued: 'running' },
+  park: { queued: 'paused', running: 'paused' },
+  request_input: { running: 'awaiting_input' },
+  input_timeout: { awaiting_input: 'running' },
+  gate: { running: 'awaiting_gate' },
+  backoff: { running: 'queued' },
+  usage_wait: { running: 'queued' },
+  interrupt: { running: 'queued', awaiting_input: 'queued' },
+  fail: { running: 'blocked', awaiting_input: 'blocked' },
+  worktree_lost: { awaiting_gate: 'blocked', awaiting_input: 'blocked', paused: 'blocked' },
+  repair_done: { running: 'blocked' },
+  spawn_children: { running: 'awaiting_children' },
+  // Through admission, not straight to running: the join waits for a slot (decision 221).
+  children_settled: { awaiting_children: 'queued' },
+  complete: { running: 'done' },
+  // A follow-up round ends (or a blocked one is skipped): back where it came from.
+  followup_return: { running: 'origin', blocked: 'origin' },
   // A retry of a fan-out's parent runs a cancelled lane again (decision 193).
-  readmit_lane: { from: ['aborted'], to: 'queued' },
-} as const satisfies Record<string, { from: readonly TaskState[]; to: TaskState | 'origin' }>;
+  readmit_lane: { aborted: 'queued' },
+} as const satisfies Record<string, Partial<Record<TaskState, Target>>>;
 
-export type EngineTransition = keyof typeof ENGINE_TRANSITIONS;
+export type TaskEvent = keyof typeof TRANSITIONS;
+
+/** Where `event` leads from `state`; undefined when the table does not declare the move. */
+export function transitionTarget(state: TaskState, event: TaskEvent): Target | undefined {
+  return (TRANSITIONS[event] as Partial<Record<TaskState, Target>>)[state];
+}
+
+/** The event of an action that may be held: its `_held` twin when a pause is pending. */
+export function heldEvent(
+  action: 'follow_up' | 'merge_finished' | 'retry',
+  pauseRequested: number | boolean,
+): TaskEvent {
+  return pauseRequested ? `${action}_held` : action;
+}
+
+/** The states `event` is declared from, in TASK_STATES order. */
+export function statesFrom(event: TaskEvent): TaskState[] {
+  return TASK_STATES.filter((s) => transitionTarget(s, event) !== undefined);
+}
+
+/** States each human action is legal from (SPEC §3.2), read off the table. */
+export const ACTION_FROM = {} as Record<HumanAction, readonly TaskState[]>;
+for (const a of HUMAN_ACTIONS) ACTION_FROM[a] = statesFrom(a);
 
 export function actionAllowed(action: HumanAction, state: TaskState): boolean {
   return ACTION_FROM[action].includes(state);

@@ -150,7 +150,17 @@ export function newTask(
     ...t,
   };
 }
-export type TaskPatch = Partial<Omit<TaskRow, 'id'>>;
+/**
+ * The fields a write may change beside the state. `state` is not one: it is written only by
+ * `moveState`, which only `TaskStates.apply` calls, after looking the move up in the transition
+ * table (engine/transitions.ts, decision 222).
+ */
+export type TaskPatch = Partial<Omit<TaskRow, 'id' | 'state'>>;
+
+/** A state write smuggled into a field patch (a cast, a spread) is a bug, refused loudly. */
+function noState(patch: TaskPatch): void {
+  if ('state' in patch) throw new Error('tasks.state is written only through TaskStates.apply');
+}
 
 export class TasksTable {
   private readonly getStmt;
@@ -175,6 +185,17 @@ export class TasksTable {
 
   /** Compare-and-swap: applies `patch` only while the task is in `from`; true when it did. */
   cas(id: number, from: TaskState, patch: TaskPatch): boolean {
+    noState(patch);
+    return this.write(id, from, patch);
+  }
+
+  /** The one writer of `tasks.state`: for `TaskStates.apply`, which checks the move first. */
+  moveState(id: number, from: TaskState, to: TaskState, patch: TaskPatch): boolean {
+    noState(patch);
+    return this.write(id, from, { ...patch, state: to });
+  }
+
+  private write(id: number, from: TaskState, patch: Partial<Omit<TaskRow, 'id'>>): boolean {
     const keys = Object.keys(patch);
     const info = this.db
       .prepare(
@@ -185,6 +206,7 @@ export class TasksTable {
   }
 
   update(id: number, patch: TaskPatch): void {
+    noState(patch);
     const keys = Object.keys(patch);
     if (keys.length === 0) return;
     this.db
