@@ -1,10 +1,11 @@
 /**
  * Task and step-run rows written straight into the real database, for ops tests that need tasks
  * in given states (archived long ago, done with a run left open) without running workflows.
- * The engine's own tables and transcript writer do the writing, so rows look like the engine's.
+ * The engine's own tables do the writing, so rows look like the engine's; transcripts are written
+ * in its line format.
  */
-import { join } from 'node:path';
-import { TranscriptWriter } from '../../kernel/proc/index.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import {
   newStepRun,
   newTask,
@@ -53,7 +54,7 @@ export function insertTask(
   return new TasksTable(store.db).insert(row);
 }
 
-/** A step run; with `lines`, a real transcript file under {transcripts}/{task}/ written by the engine's writer. */
+/** A step run; with `lines`, a real transcript file under {transcripts}/{task}/, in the engine's line format. */
 export function insertStepRun(
   store: Store,
   transcriptsDir: string,
@@ -66,9 +67,12 @@ export function insertStepRun(
   let transcript: string | null = null;
   if (lines) {
     transcript = join(transcriptsDir, String(taskId), `${index}-${attempt}.jsonl`);
-    const w = new TranscriptWriter(transcript, 0);
-    for (const l of lines) w.write(l);
-    w.close();
+    // Written at once, in the writer's format (a line and its break): the engine's writer queues
+    // and writes off the event loop (decision 232), and a fixture must be on disk when it returns.
+    mkdirSync(dirname(transcript), { recursive: true, mode: 0o700 });
+    writeFileSync(transcript, lines.map((l) => (l.endsWith('\n') ? l : `${l}\n`)).join(''), {
+      mode: 0o600,
+    });
   }
   const id = new StepRunsTable(store.db).insert(
     newStepRun({

@@ -147,7 +147,8 @@ describe('backup while a task writes, then restore into a fresh data directory',
         const file = join(t.paths.transcriptsDir, String(writer), `0-${attempts}.jsonl`);
         const w = new TranscriptWriter(file, 0);
         for (let i = 0; i < 20; i++) w.write({ type: 'svc.output', attempt: attempts, line: i });
-        w.close();
+        // The writer queues and writes off the event loop (decision 232): on disk before the row.
+        await w.close();
         store.tx(() => {
           insertStepRun(store, t.paths.transcriptsDir, writer, {
             attempt: attempts,
@@ -160,7 +161,7 @@ describe('backup while a task writes, then restore into a fresh data directory',
         await new Promise((r) => setImmediate(r));
         const more = new TranscriptWriter(file, 0);
         more.write({ type: 'svc.output', attempt: attempts, line: 'late' });
-        more.close();
+        await more.close();
       }
     })();
     await new Promise((r) => setTimeout(r, 30));
