@@ -85,11 +85,11 @@ describe('the new-task form', () => {
     await b.until('no tasks yet');
     await b.press('n');
     await b.until(/Workflow\*\s+adhoc/);
-    await b.press('down', 'down', 'Refused', 'down', 'down', 'not a branch..name');
+    await b.press('down', 'down', 'Refused', 'down', 'down', 'not-a-branch..name');
     await b.press('ctrl+s');
     // The daemon's details.field (branch_name) puts its message under that row; the form stays.
     const f = await b.until(
-      /› Branch\s+not a branch\.\.name\n\s+branch name "not a branch\.\.name".*contains "\.\."/,
+      /› Branch\s+not-a-branch\.\.name\n\s+branch_name "not-a-branch\.\.name".*contains "\.\."/,
     );
     expect(f).toContain('New task');
   });
