@@ -3,6 +3,7 @@
 // as a review, approve from the view, and tui.keys rebinding.
 import { describe, expect, it } from 'vitest';
 import { agentConfig, stepRuns } from '../../support/agents.js';
+import { waitFor } from '../../support/app.js';
 import { gatedTask } from '../../support/review.js';
 import { createTask, getTask, waitState } from '../../support/tasks.js';
 import { listeningApp, renderBoard } from '../../support/tui.js';
@@ -54,7 +55,11 @@ describe('the diff view', () => {
     );
     // The view closed on the detail it was opened from.
     await b.until('Steps');
-    const rows = (await stepRuns(t, task.id)).map((r) => [r.step_id, r.state]);
+    // The repair is queued when the view says so; its step run is written once it is admitted.
+    const rows = await waitFor(async () => {
+      const r = (await stepRuns(t, task.id)).map((s) => [s.step_id, s.state]);
+      return r.length >= 3 ? r : null;
+    });
     expect(rows.slice(0, 3)).toEqual([
       ['change', 'succeeded'],
       ['check', 'rejected'],
