@@ -1,6 +1,7 @@
 /** Request bodies of the agent routes (SPEC §4.1 quota push, §4.3 resolve). zod is the single source of truth. */
 import { z } from 'zod';
 import { CreateTaskSchema } from '../engine/index.js';
+import { BRANCH_BYTES, boundedString } from '../input/index.js';
 
 /**
  * `POST /v1/agents/{name}/quota` for an adapter whose quota is not a push source of its own: the
@@ -26,5 +27,13 @@ export const QuotaPushSchema = z.strictObject({
  * `POST /v1/resolve`: a candidate `POST /v1/tasks` body (every field optional, `project_id` too),
  * so a form can ask what its current values would resolve to before it creates anything.
  */
-export const ResolveBodySchema = CreateTaskSchema.partial();
+export const ResolveBodySchema = CreateTaskSchema.partial().extend({
+  // A preview answers a bad branch name in `branch.error` instead of refusing the whole body: the
+  // form shows it beside the row while the user types, and still previews every other field.
+  branch_name: boundedString('branch_name', BRANCH_BYTES, 'line')
+    .optional()
+    .describe(
+      'The branch the task would use; a name git would refuse comes back as branch.error, not a 400.',
+    ),
+});
 export type ResolveBody = z.infer<typeof ResolveBodySchema>;
