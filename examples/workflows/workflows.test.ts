@@ -130,7 +130,16 @@ describe('the sample workflows, run by a daemon with faked agent CLIs', () => {
     const gated = await waitState(t, task.id, 'awaiting_gate', 60_000);
     const runs = await runsOf(t, task.id);
     // shared-tests' steps stand in place of the include: its parallel group, then integration.
-    expect(runs.map((r) => [r.step_index, r.group_id ?? '-', r.step_id, r.state])).toEqual([
+    // A group's members start together, so their rows may be written in any order (their
+    // transcripts open off the event loop, decision 232): within the group, order by step id.
+    const rows = runs.map((r) => [r.step_index, r.group_id ?? '-', r.step_id, r.state] as const);
+    const key = (r: (typeof rows)[number], i: number) =>
+      `${String(r[0]).padStart(4, '0')} ${r[1] === '-' ? String(i).padStart(4, '0') : r[2]}`;
+    const sorted = rows
+      .map((r, i) => ({ r, k: key(r, i) }))
+      .sort((a, b) => a.k.localeCompare(b.k))
+      .map((x) => x.r);
+    expect(sorted).toEqual([
       [0, '-', 'bump', 'succeeded'],
       [1, 'checks', 'lint', 'succeeded'],
       [1, 'checks', 'types', 'succeeded'],
