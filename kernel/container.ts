@@ -22,7 +22,6 @@ import type { ConfigService } from './config/index.js';
 import type { Paths } from './daemon/paths.js';
 import type { DaemonState } from './daemon/state.js';
 import type { DiskGuard } from './disk/index.js';
-import type { Engine } from './engine/index.js';
 import { EventLog } from './events/index.js';
 import { ForgeReconciler, ForgeService } from './forge/index.js';
 import { StreamSet } from './http/sse.js';
@@ -30,7 +29,6 @@ import { UiAssets } from './http/ui-assets.js';
 import { UiAuth } from './http/ui-auth.js';
 import { McpService } from './mcp/index.js';
 import {
-  type AgentFactsSource,
   BackupService,
   DoctorService,
   Notifier,
@@ -40,7 +38,7 @@ import {
   releasesFeedUrl,
   UpdateService,
 } from './ops/index.js';
-import type { AgentValueSets, Registry } from './plugin/index.js';
+import type { Registry } from './plugin/index.js';
 import { ProjectService } from './projects/index.js';
 import { Scheduler } from './scheduler/index.js';
 import type { Services } from './services.js';

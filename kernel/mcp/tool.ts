@@ -10,7 +10,7 @@ import { SvcError } from '../errors.js';
 import { parseWith } from '../input/index.js';
 import type { Services } from '../services.js';
 import { checkRestrictedCaller } from './restricted.js';
-import type { ToolCaller, ToolContext, ToolIds } from './tool-context.js';
+import type { ToolContext, ToolIds } from './tool-context.js';
 
 export type { ToolCaller, ToolContext, ToolIds } from './tool-context.js';
 
