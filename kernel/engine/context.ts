@@ -136,3 +136,41 @@ export function buildContext(
     Event: extra.event ?? {},
   };
 }
+
+/**
+ * The template context of a top-level step's next attempt: its attempt number, and the last
+ * failure since the task's retry floor (`.LastFailure`).
+ */
+export function topStepContext(
+  runs: { lastAttempt(taskId: number, index: number, stepId: string, iteration: number): number },
+  task: TaskRow,
+  project: Project,
+  snapshot: WorkflowSnapshot,
+  step: StepDef,
+  index: number,
+  rows: StepRunRow[],
+): Record<string, unknown> {
+  const attempt = runs.lastAttempt(task.id, index, step.id, 0) + 1;
+  const last = rows
+    .filter(
+      (r) =>
+        r.step_index === index &&
+        r.step_id === step.id &&
+        r.state === 'failed' &&
+        r.id > task.retry_floor,
+    )
+    .at(-1);
+  return buildContext(
+    task,
+    project,
+    snapshot,
+    step,
+    { index, attempt, iteration: 0, item: null },
+    rows,
+    {
+      lastFailure: last
+        ? { Reason: last.failure_reason ?? '', Output: last.result_summary }
+        : undefined,
+    },
+  );
+}

@@ -27,3 +27,15 @@ export interface RunnerDeps extends AttemptDeps {
   /** Lanes name workflows; the registry resolves them at spawn. */
   workflows: WorkflowPort;
 }
+
+/** What the step loop does after a step: go on to the next one, or stop (the task left `running`). */
+export type Next = 'next' | 'stop';
+
+/** A task the runner is running: its abort switch and why it was pulled, if it was. */
+export interface Active {
+  ac: AbortController;
+  reason: 'cancel' | 'shutdown' | null;
+  /** The failure reason an interrupted attempt records, when not `canceled` (decision 183). */
+  failure?: string;
+  done: Promise<void>;
+}

@@ -5,58 +5,34 @@
  * before each step so a concurrent human action always wins.
  */
 import { existsSync } from 'node:fs';
-import type { Logger } from 'pino';
 import { formatMs } from '../clock/index.js';
-import { parseDuration } from '../config/index.js';
 import { diskFullCode } from '../disk/index.js';
 import { removeLeftIndexLock } from '../git/index.js';
-import type { FlowOutcome, Registry } from '../plugin/index.js';
+import type { FlowOutcome } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import { effectiveContainer, ensureImage, runtimeProblem } from '../sandbox/index.js';
-import {
-  newStepRun,
-  type ProjectsTable,
-  type StepRunRow,
-  type TaskRow,
-  type TasksTable,
-} from '../store/index.js';
-import { type AttemptDeps, type AttemptResult, closeRow, runAttempt } from './attempt.js';
-import { buildContext } from './context.js';
+import { newStepRun, type StepRunRow, type TaskRow } from '../store/index.js';
+import { closeRow, runAttempt } from './attempt.js';
+import { topStepContext } from './context.js';
 import { settleCrashedTask } from './crash.js';
 import { finishJoin } from './finish-join.js';
 import { runFlow } from './flow.js';
 import { unmergedPaths } from './lane-merges.js';
 import {
-  durationMs,
   type FollowUpSpec,
   jsonOr,
   type PendingOverride,
   type RepairSpec,
   type StepDef,
-  SWALLOWABLE,
   snapshotOf,
   stepName,
-  stepSetting,
   type WorkflowSnapshot,
 } from './model.js';
-import type { WorkflowPort } from './ports.js';
+import { advance, applyOutcome, block, blockReasonFor, costBlock, usageLimit } from './outcomes.js';
 import { evaluateGuard } from './render.js';
-import type { RunnerDeps } from './runner-deps.js';
-import type { TaskStates } from './state.js';
+import { runFollowUp, runRepair } from './rounds.js';
+import type { Active, Next, RunnerDeps } from './runner-deps.js';
 import { isForeignWorktree, prepareWorktree } from './worktree.js';
-
-type Next = 'next' | 'stop';
-
-interface Active {
-  ac: AbortController;
-  reason: 'cancel' | 'shutdown' | null;
-  /** The failure reason an interrupted attempt records, when not `canceled` (decision 183). */
-  failure?: string;
-  done: Promise<void>;
-}
-
-/** Reasons that are a step's own verdict on its work and so read `step_failed` as a block reason (decision 011). */
-const STEP_FAILED = new Set(['nonzero_exit', 'check_failed', 'agent_error']);
 
 /** Attempts that ended with the daemon killing their process tree, or lost to a daemon crash. */
 const KILLED_REASONS = new Set([
@@ -66,21 +42,6 @@ const KILLED_REASONS = new Set([
   'transcript_limit',
   'transcript_unwritable',
   'disk_full',
-]);
-
-export function blockReasonFor(failure: string): string {
-  return STEP_FAILED.has(failure) ? 'step_failed' : failure;
-}
-
-/** Follow-up failures that block instead of returning to the origin state (decision 015). */
-const FOLLOWUP_BLOCKS = new Set([
-  'agent_unavailable',
-  'shell_unavailable',
-  'template_error',
-  'condition_error',
-  'mcp_unsupported',
-  'internal_error',
-  'invalid_snapshot',
 ]);
 
 export class Runner {
@@ -169,24 +130,13 @@ export class Runner {
     settleCrashedTask(this.deps, taskId, err);
   }
 
-  private block(task: TaskRow, reason: string, detail: string | null): Next {
-    // A block is an outcome: on a full disk it may spend the reserve (decision 180).
-    this.deps.disk.rescue(() =>
-      this.deps.states.apply(task.id, 'fail', 'running', {
-        block_reason: reason,
-        block_detail: detail,
-      }),
-    );
-    return 'stop';
-  }
-
   private async loop(taskId: number, entry: Active): Promise<void> {
     const { deps } = this;
     let task = deps.tasks.get(taskId);
     if (task?.state !== 'running') return;
     const project = deps.projects.get(task.project_id);
     if (!project) {
-      this.block(task, 'project_path_missing', 'the project no longer exists');
+      block(this.deps, task, 'project_path_missing', 'the project no longer exists');
       return;
     }
     const snapshot = snapshotOf(task);
@@ -196,12 +146,13 @@ export class Runner {
       const problem = await runtimeProblem(container.runtime);
       if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
       if (problem) {
-        this.block(task, 'container_unavailable', problem);
+        block(this.deps, task, 'container_unavailable', problem);
         return;
       }
       if (!(await ensureImage(container.runtime, container.image))) {
         if (entry.ac.signal.aborted) return this.aborted(taskId, entry);
-        this.block(
+        block(
+          this.deps,
           task,
           'container_image_unavailable',
           `image ${container.image} is not present and could not be pulled`,
@@ -242,7 +193,7 @@ export class Runner {
         // git does not always say why a write failed; a data disk without room is then the cause.
         const full = diskFullCode(verdict.detail) ?? (this.deps.disk.short() ? 'ENOSPC' : null);
         if (full) this.deps.disk.noteRefusal({ code: full, message: verdict.detail });
-        this.block(task, full ? 'disk_full' : verdict.reason, verdict.detail);
+        block(this.deps, task, full ? 'disk_full' : verdict.reason, verdict.detail);
         return;
       }
     }
@@ -262,7 +213,8 @@ export class Runner {
         // Deleted under a running task (issue 11, decision 151): spawning in it would fail as a
         // missing shell; stop before the step instead, so no attempt is spent, and let `retry`
         // re-create it from the branch, which holds every commit made so far.
-        this.block(
+        block(
+          this.deps,
           task,
           'worktree_missing',
           `worktree ${task.worktree_path} was deleted while the task ran; retry re-creates it from ${task.branch_name}`,
@@ -271,12 +223,13 @@ export class Runner {
       }
       if (more && deps.disk.full) {
         // Disk-full mode (decision 180): the next step would only run into the same wall.
-        this.block(task, 'disk_full', 'the data disk is full; free space, then retry');
+        block(this.deps, task, 'disk_full', 'the data disk is full; free space, then retry');
         return;
       }
       if (more && task.worktree_path) this.clearLeftLock(task, task.worktree_path);
-      if (repair) next = await this.runRepair(task, project, snapshot, repair, entry);
-      else if (followUp) next = await this.runFollowUp(task, project, snapshot, followUp, entry);
+      if (repair) next = await runRepair(this.deps, task, project, snapshot, repair, entry);
+      else if (followUp)
+        next = await runFollowUp(this.deps, task, project, snapshot, followUp, entry);
       else if (task.current_step >= snapshot.steps.length) {
         deps.disk.rescue(() =>
           deps.states.apply(taskId, 'complete', 'running', { finished_at: this.now() }),
@@ -337,39 +290,6 @@ export class Runner {
     }
   }
 
-  private context(
-    task: TaskRow,
-    project: Project,
-    snapshot: WorkflowSnapshot,
-    step: StepDef,
-    index: number,
-    rows: StepRunRow[],
-  ) {
-    const attempt = this.deps.runs.lastAttempt(task.id, index, step.id, 0) + 1;
-    const last = rows
-      .filter(
-        (r) =>
-          r.step_index === index &&
-          r.step_id === step.id &&
-          r.state === 'failed' &&
-          r.id > task.retry_floor,
-      )
-      .at(-1);
-    return buildContext(
-      task,
-      project,
-      snapshot,
-      step,
-      { index, attempt, iteration: 0, item: null },
-      rows,
-      {
-        lastFailure: last
-          ? { Reason: last.failure_reason ?? '', Output: last.result_summary }
-          : undefined,
-      },
-    );
-  }
-
   private writeDecisionRow(
     task: TaskRow,
     step: StepDef,
@@ -397,12 +317,6 @@ export class Runner {
     });
   }
 
-  private advance(task: TaskRow, index: number): void {
-    this.deps.disk.rescue(() =>
-      this.deps.states.patch(task.id, 'running', { current_step: index + 1 }),
-    );
-  }
-
   /** Runs a top-level step at `index` until it succeeds, stops the task, or needs another attempt. */
   private async runStep(
     task: TaskRow,
@@ -415,9 +329,9 @@ export class Runner {
     const { deps } = this;
     const stepType = deps.registry.stepType(step.type);
     if (!stepType)
-      return this.block(task, 'invalid_snapshot', `no step type ${step.type} is registered`);
+      return block(this.deps, task, 'invalid_snapshot', `no step type ${step.type} is registered`);
     const rows = deps.runs.ofTask(task.id);
-    const context = this.context(task, project, snapshot, step, index, rows);
+    const context = topStepContext(this.deps.runs, task, project, snapshot, step, index, rows);
     if (typeof step.if === 'string' && stepType.meta.ifRole !== 'body') {
       const guard = evaluateGuard(step.if, context);
       if (!guard.ok) {
@@ -425,14 +339,14 @@ export class Runner {
           failure_reason: 'condition_error',
           result_summary: guard.error,
         });
-        return this.block(task, 'condition_error', guard.error);
+        return block(this.deps, task, 'condition_error', guard.error);
       }
       if (!guard.value) {
         this.writeDecisionRow(task, step, index, 'skipped', {
           skip_reason: 'condition',
           result_summary: step.if,
         });
-        this.advance(task, index);
+        advance(this.deps, task, index);
         return 'next';
       }
     }
@@ -445,7 +359,8 @@ export class Runner {
     // Never over unmerged paths (decision 190): the step would build on, or commit, conflict markers.
     const unmerged = task.worktree_path ? await unmergedPaths(task.worktree_path) : [];
     if (unmerged.length > 0)
-      return this.block(
+      return block(
+        this.deps,
         task,
         'merge_conflict',
         `unmerged paths in the worktree before step ${step.id}: ${unmerged.join(', ')}; resolve and stage them (or abort the merge), then retry`,
@@ -474,7 +389,7 @@ export class Runner {
       override: override ?? undefined,
       // The attempt's end, the task's advance and, after the last step, done: one transaction.
       onSettled: (result) => {
-        next = this.applyOutcome(task, snapshot, step, index, result, entry);
+        next = applyOutcome(this.deps, task, snapshot, step, index, result, entry);
         if (next === 'next') next = this.doneIfLast(task.id, snapshot, entry);
       },
     });
@@ -513,19 +428,20 @@ export class Runner {
     if (deps.tasks.get(task.id)?.state !== 'running') return 'stop';
     switch (outcome.kind) {
       case 'succeeded': {
-        this.advance(task, index);
-        const cost = this.costBlock(task);
-        if (cost) return this.block(task, cost, `spend passed the cap in step ${step.id}`);
+        advance(this.deps, task, index);
+        const cost = costBlock(this.deps, task);
+        if (cost) return block(this.deps, task, cost, `spend passed the cap in step ${step.id}`);
         return 'next';
       }
       case 'failed':
-        return this.block(
+        return block(
+          this.deps,
           task,
           blockReasonFor(outcome.reason),
           `${outcome.reason} in step ${step.id}${outcome.message ? `: ${outcome.message}` : ''}`,
         );
       case 'blocked':
-        return this.block(task, outcome.reason, outcome.message ?? null);
+        return block(this.deps, task, outcome.reason, outcome.message ?? null);
       case 'stop_workflow':
         deps.states.patch(task.id, 'running', { current_step: snapshot.steps.length });
         return 'next';
@@ -536,7 +452,7 @@ export class Runner {
         });
         return 'stop';
       case 'usage_limit':
-        return this.usageLimit(task, outcome.resets_at, outcome.auto_continue);
+        return usageLimit(this.deps, task, outcome.resets_at, outcome.auto_continue);
       case 'awaiting_children':
         deps.states.apply(task.id, 'spawn_children', 'running');
         // A lane that settled after the flow looked would otherwise never wake the parent.
@@ -547,249 +463,5 @@ export class Runner {
       case 'cancelled':
         return 'stop';
     }
-  }
-
-  private maxRetries(step: StepDef, snapshot: WorkflowSnapshot): number {
-    const v = stepSetting(step, snapshot, 'max_retries');
-    return typeof v === 'number' ? v : 1;
-  }
-
-  private backoffMs(step: StepDef, snapshot: WorkflowSnapshot): number {
-    const v = stepSetting(step, snapshot, 'retry_backoff');
-    return typeof v === 'string' ? durationMs(v) : 0;
-  }
-
-  /** An attempt an action interrupted records why (decision 183), not `canceled`. */
-  private noteFailure(result: AttemptResult, entry: Active): void {
-    if (entry.failure && result.row.state === 'interrupted')
-      this.deps.runs.update(result.row.id, { failure_reason: entry.failure });
-  }
-
-  /** max_task_cost_usd / max_tree_cost_usd after an attempt that reported a cost (SPEC §2.10). */
-  costBlock(task: TaskRow): string | null {
-    const config = this.deps.config();
-    const own = this.deps.runs.totals(task.id).cost_usd ?? 0;
-    const caps = [task.max_task_cost_usd ?? 0, config.max_task_cost_usd].filter((c) => c > 0);
-    const cap = caps.length > 0 ? Math.min(...caps) : 0;
-    if (cap > 0 && own >= cap) return 'cost_limit';
-    if (config.max_tree_cost_usd > 0) {
-      const tree = this.deps.treeCost(task.root_task_id ?? task.id) ?? 0;
-      if (tree >= config.max_tree_cost_usd) return 'tree_cost_limit';
-    }
-    return null;
-  }
-
-  private applyOutcome(
-    task: TaskRow,
-    snapshot: WorkflowSnapshot,
-    step: StepDef,
-    index: number,
-    result: AttemptResult,
-    entry: Active,
-  ): Next {
-    const { deps } = this;
-    const { outcome } = result;
-    const reportedCost = result.row.cost_usd !== null;
-    const costReason = reportedCost ? this.costBlock(task) : null;
-    switch (outcome.kind) {
-      case 'cancelled':
-        this.noteFailure(result, entry);
-        return 'stop';
-      case 'awaiting_gate':
-        deps.states.apply(task.id, 'gate', 'running');
-        return 'stop';
-      case 'succeeded':
-        this.advance(task, index);
-        if (costReason)
-          return this.block(task, costReason, `spend passed the cap after step ${step.id}`);
-        return 'next';
-      case 'usage_limit':
-        return this.usageLimit(task, outcome.resets_at, outcome.auto_continue);
-      case 'failed': {
-        if (costReason)
-          return this.block(task, costReason, `spend passed the cap after step ${step.id}`);
-        if (outcome.noRetry)
-          return this.block(task, blockReasonFor(outcome.reason), outcome.message ?? null);
-        const failures = deps.runs.failuresSince(task.id, index, step.id, 0, task.retry_floor);
-        if (failures <= this.maxRetries(step, snapshot)) {
-          const backoff = this.backoffMs(step, snapshot);
-          if (backoff > 0) {
-            deps.states.apply(task.id, 'backoff', 'running', {
-              queued_reason: 'retry_backoff',
-              admit_not_before: formatMs(deps.clock.now() + backoff),
-            });
-            return 'stop';
-          }
-          if (entry.ac.signal.aborted) return 'stop';
-          return 'next';
-        }
-        if (step.allow_failure === true && SWALLOWABLE.has(outcome.reason)) {
-          this.advance(task, index);
-          return 'next';
-        }
-        return this.block(
-          task,
-          blockReasonFor(outcome.reason),
-          `${outcome.reason} at step ${step.id}${outcome.message ? `: ${outcome.message}` : ''}`,
-        );
-      }
-    }
-  }
-
-  /** `mode`: what the adapter says applies (decision 043); absent, `usage_limit_auto_continue`. */
-  private usageLimit(
-    task: TaskRow,
-    resetsAt: number | null,
-    mode = this.deps.config().usage_limit_auto_continue,
-  ): Next {
-    const config = this.deps.config();
-    if (mode === 'never' || (mode === 'reported_only' && resetsAt === null)) {
-      return this.block(
-        task,
-        'usage_limit',
-        resetsAt
-          ? `the agent's usage limit resets at ${formatMs(resetsAt)}`
-          : 'the agent reported a spent usage limit',
-      );
-    }
-    const at =
-      resetsAt ?? this.deps.clock.now() + parseDuration(config.usage_limit_recheck_interval);
-    this.deps.states.apply(task.id, 'usage_wait', 'running', {
-      queued_reason: 'usage_limit',
-      admit_not_before: formatMs(at),
-    });
-    return 'stop';
-  }
-
-  /** A follow-up round (SPEC §3.2): runs at index step_total + round - 1 and returns to its origin state whatever its exit. */
-  private async runFollowUp(
-    task: TaskRow,
-    project: Project,
-    snapshot: WorkflowSnapshot,
-    spec: FollowUpSpec,
-    entry: Active,
-  ): Promise<Next> {
-    const { deps } = this;
-    const index = task.step_total + spec.round - 1;
-    const rows = deps.runs.atIndex(task.id, index);
-    const done = (id: string) =>
-      rows.some((r) => r.step_id === id && ['succeeded', 'skipped', 'approved'].includes(r.state));
-    const step = spec.steps.find((s) => !done(s.id));
-    if (!step) return this.returnToOrigin(task);
-    const stepType = deps.registry.stepType(step.type);
-    if (!stepType)
-      return this.block(task, 'invalid_snapshot', `no step type ${step.type} is registered`);
-    const all = deps.runs.ofTask(task.id);
-    const context = this.context(task, project, snapshot, step, index, all);
-    const override = jsonOr<PendingOverride | null>(task.pending_override, null);
-    if (override) deps.states.patch(task.id, 'running', { pending_override: null });
-    const result = await runAttempt(deps, {
-      task,
-      project,
-      snapshot,
-      step,
-      stepType,
-      index,
-      iteration: 0,
-      item: null,
-      groupId: spec.steps.length > 1 ? 'follow_up' : null,
-      topName: spec.steps.length > 1 ? `follow-up ${spec.round}` : stepName(step),
-      context,
-      signal: entry.ac.signal,
-      counts_retry: true,
-      override: override ?? undefined,
-    });
-    const { outcome } = result;
-    const costReason = result.row.cost_usd !== null ? this.costBlock(task) : null;
-    if (costReason)
-      return this.block(task, costReason, `spend passed the cap in follow-up ${spec.round}`);
-    switch (outcome.kind) {
-      case 'cancelled':
-        this.noteFailure(result, entry);
-        return 'stop';
-      case 'awaiting_gate':
-        deps.states.apply(task.id, 'gate', 'running');
-        return 'stop';
-      case 'usage_limit':
-        return this.usageLimit(task, outcome.resets_at, outcome.auto_continue);
-      case 'succeeded':
-        return 'next';
-      case 'failed': {
-        if (FOLLOWUP_BLOCKS.has(outcome.reason))
-          return this.block(task, outcome.reason, outcome.message ?? null);
-        const failures = deps.runs.failuresSince(task.id, index, step.id, 0, task.retry_floor);
-        if (failures <= this.maxRetries(step, snapshot)) return 'next';
-        return this.returnToOrigin(task);
-      }
-    }
-  }
-
-  private returnToOrigin(task: TaskRow): Next {
-    const spec = jsonOr<(FollowUpSpec & { origin_step?: number }) | null>(task.followup_spec, null);
-    this.deps.states.apply(task.id, 'followup_return', task.state, {
-      followup_spec: null,
-      followup_origin: null,
-      current_step: spec?.origin_step ?? task.step_total,
-      finished_at: this.now(),
-    });
-    return 'stop';
-  }
-
-  /** A repair run (SPEC §4.4): an agent attempt at the blocked index that never changes the verdict. */
-  private async runRepair(
-    task: TaskRow,
-    project: Project,
-    snapshot: WorkflowSnapshot,
-    spec: RepairSpec,
-    entry: Active,
-  ): Promise<Next> {
-    const { deps } = this;
-    const stepType = deps.registry.stepType('agent');
-    // The prompt is literal text (the human's words around the failure context), not a template.
-    const step: StepDef = {
-      id: '__repair',
-      name: '__repair',
-      type: 'agent',
-      prompt: spec.prompt,
-      literal_prompt: true,
-    };
-    if (spec.agent) step.agent = spec.agent;
-    if (spec.model) step.model = spec.model;
-    if (spec.effort) step.effort = spec.effort;
-    if (stepType) {
-      const all = deps.runs.ofTask(task.id);
-      const context = buildContext(
-        task,
-        project,
-        snapshot,
-        step,
-        { index: spec.step_index, attempt: 1, iteration: 0, item: null },
-        all,
-      );
-      await runAttempt(deps, {
-        task,
-        project,
-        snapshot,
-        step,
-        stepType,
-        index: spec.step_index,
-        iteration: 0,
-        item: null,
-        groupId: null,
-        topName: '__repair',
-        context: { ...context, Steps: {} },
-        signal: entry.ac.signal,
-        counts_retry: false,
-      });
-    }
-    if (entry.ac.signal.aborted) return 'stop';
-    const now = deps.tasks.get(task.id);
-    if (now?.state !== 'running') return 'stop';
-    deps.states.apply(task.id, 'repair_done', 'running', {
-      block_reason: spec.block_reason,
-      block_detail: spec.block_detail,
-      repair_spec: null,
-    });
-    return 'stop';
   }
 }
