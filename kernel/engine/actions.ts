@@ -5,22 +5,13 @@
  * clock wait at once (rule 3); every action but cancel is refused while a linked chat is open
  * (rule 4).
  */
-import { type Clock, formatMs } from '../clock/index.js';
-import type { ConfigService } from '../config/index.js';
+import { formatMs } from '../clock/index.js';
 import { SvcError } from '../errors.js';
-import type { EventLog } from '../events/index.js';
-import { branchExists, gitRaw } from '../git/index.js';
-import type { Project, ProjectService } from '../projects/index.js';
-import {
-  newStepRun,
-  type StepRunRow,
-  type StepRunsTable,
-  type Store,
-  type TaskRow,
-  type TasksTable,
-} from '../store/index.js';
-import type { TaskState } from '../task-states.js';
-import { type BranchOutcome, dropWorktree, judgeBranch, worktreeDirty } from './archive.js';
+import { newStepRun, type StepRunRow, type TaskRow } from '../store/index.js';
+import type { ActionDeps, FollowUpBody } from './action-kit.js';
+import { archive } from './actions-archive.js';
+import { checkBranchOverride, followUp, repair } from './actions-rerun.js';
+import type { BranchOutcome } from './archive.js';
 import { closeRow } from './attempt.js';
 import { MERGE_FINISHED } from './finish-join.js';
 import { beforeSkip, checkMergeFinished, readmittable, unfinishedLanes } from './lane-actions.js';
@@ -30,52 +21,18 @@ import {
   type FollowUpSpec,
   jsonOr,
   type PendingOverride,
-  type RepairSpec,
   type StepDef,
   snapshotOf,
   stepName,
 } from './model.js';
-import type { AgentPort, WorkflowPort } from './ports.js';
-import { branchNameProblem } from './refname.js';
-import { repairPrompt } from './repair.js';
-import type { Runner } from './runner.js';
-import type { TaskStates } from './state.js';
 import { ACTION_FROM, actionAllowed, type HumanAction, heldEvent } from './transitions.js';
-import { isForeignWorktree } from './worktree.js';
 
-/** Files an archive refused for `worktree_dirty` names (the rest are counted in `more_files`). */
-const DIRTY_FILES_SHOWN = 20;
-
-export interface ActionDeps {
-  store: Store;
-  tasks: TasksTable;
-  runs: StepRunsTable;
-  projects: ProjectService;
-  states: TaskStates;
-  events: EventLog;
-  clock: Clock;
-  config: ConfigService;
-  runner: Runner;
-  workflows: WorkflowPort;
-  agents: AgentPort;
-  transcriptsDir: string;
-  /** This installation's worktrees: another's are never removed (decision 194). */
-  worktreesDir?: string;
-  /** The open chat linked to a task (SPEC §3.2 rule 4); chats wire this up. */
-  openChat(taskId: number): number | null;
-  /** Stops and closes a task's linked chat when the task is cancelled. */
-  closeChatForCancel?(taskId: number): void;
-  /** Answers a live agent's pending input; absent until agents are wired. */
-  answerInput?(
-    task: TaskRow,
-    body: { answers?: Record<string, string | string[]>; allow?: boolean },
-  ): void;
-}
+export type { ActionDeps } from './action-kit.js';
 
 export class TaskActions {
-  constructor(private readonly d: ActionDeps) {}
+  constructor(readonly d: ActionDeps) {}
 
-  private now(): string {
+  now(): string {
     return formatMs(this.d.clock.now());
   }
 
@@ -85,7 +42,8 @@ export class TaskActions {
     return task;
   }
 
-  private locked(task: TaskRow, action: HumanAction | 'priority'): void {
+  /** Refuses every action but cancel while a linked chat is open (SPEC §3.2 rule 4). */
+  locked(task: TaskRow, action: HumanAction | 'priority'): void {
     if (action === 'cancel' || action === 'priority') return;
     const chat = this.d.openChat(task.id);
     if (chat !== null) {
@@ -101,7 +59,7 @@ export class TaskActions {
    * Runs `apply` from the state found; when the compare-and-swap loses a race, re-reads and
    * re-applies once if the table allows the action from the new state.
    */
-  private act(id: number, action: HumanAction, apply: (task: TaskRow) => TaskRow | null): TaskRow {
+  act(id: number, action: HumanAction, apply: (task: TaskRow) => TaskRow | null): TaskRow {
     let task = this.load(id);
     for (let round = 0; round < 2; round++) {
       this.locked(task, action);
@@ -359,7 +317,7 @@ export class TaskActions {
     }
     let branch: string | undefined;
     if (body.branch_override !== undefined)
-      branch = await this.checkBranchOverride(first, body.branch_override);
+      branch = await checkBranchOverride(this, first, body.branch_override);
     const override: PendingOverride & { step_id?: string } = {};
     if (step && (body.prompt_override !== undefined || body.run_override !== undefined))
       override.step_id = step.id;
@@ -441,223 +399,22 @@ export class TaskActions {
     return this.load(id);
   }
 
-  private async checkBranchOverride(task: TaskRow, name: string): Promise<string> {
-    if (task.forge_pull)
-      throw new SvcError(
-        'invalid_state',
-        'the branch of a pull-request task is the pull request’s head',
-        { state: task.state, reason: 'pull_request_branch' },
-      );
-    const trimmed = name.trim();
-    const problem = branchNameProblem(trimmed);
-    if (problem)
-      throw new SvcError(
-        'validation_failed',
-        `branch_override ${JSON.stringify(trimmed)} ${problem}`,
-        { field: 'branch_override' },
-      );
-    const project = this.d.projects.require(task.project_id);
-    if (await branchExists(project.path, trimmed))
-      throw new SvcError('validation_failed', `branch ${trimmed} already exists`, {
-        field: 'branch_override',
-      });
-    const claim = this.d.tasks.claimOf(project.id, trimmed, task.id);
-    if (claim)
-      throw new SvcError(
-        'validation_failed',
-        `branch ${trimmed} is already claimed by task ${claim.id}`,
-        { field: 'branch_override' },
-      );
-    if (task.worktree_path && task.branch_name) {
-      const r = await gitRaw(project.path, ['branch', '-m', task.branch_name, trimmed]);
-      if (r.code !== 0)
-        throw new SvcError('validation_failed', `cannot rename the branch: ${r.stderr.trim()}`, {
-          field: 'branch_override',
-        });
-    }
-    return trimmed;
-  }
-
   repair(
     id: number,
     body: { prompt: string; agent?: string; model?: string; effort?: string },
   ): { task: TaskRow; warnings: string[] } {
-    const first = this.load(id);
-    this.locked(first, 'repair');
-    if (first.state !== 'blocked')
-      throw new SvcError('invalid_state', `cannot repair a task that is ${first.state}`, {
-        state: first.state,
-      });
-    if (!first.worktree_path)
-      throw new SvcError('invalid_state', 'the task has no worktree to repair in', {
-        state: first.state,
-        reason: 'no_worktree',
-      });
-    const snapshot = snapshotOf(first);
-    const repairStep: StepDef = { id: '__repair', type: 'agent', prompt: body.prompt };
-    if (body.agent) repairStep.agent = body.agent;
-    if (body.model) repairStep.model = body.model;
-    if (body.effort) repairStep.effort = body.effort;
-    const warnings = this.d.agents.checkTask(
-      { ...snapshot, steps: [repairStep] },
-      {},
-      first.restricted === 1,
-    );
-    const prompt = repairPrompt(first, this.d.runs.ofTask(first.id), body.prompt, snapshot);
-    const spec: RepairSpec = {
-      prompt,
-      agent: body.agent,
-      model: body.model,
-      effort: body.effort,
-      block_reason: first.block_reason ?? 'step_failed',
-      block_detail: first.block_detail,
-      step_index: first.current_step,
-    };
-    const task = this.act(id, 'repair', (t) =>
-      this.d.states.apply(t.id, 'repair', 'blocked', { repair_spec: JSON.stringify(spec) }),
-    );
-    return { task, warnings };
+    return repair(this, id, body);
   }
 
-  followUp(
-    id: number,
-    body: {
-      prompt?: string;
-      run?: string;
-      workflow?: string;
-      agent?: string;
-      model?: string;
-      effort?: string;
-    },
-  ): { task: TaskRow; warnings: string[] } {
-    const first = this.load(id);
-    this.locked(first, 'follow_up');
-    if (!actionAllowed('follow_up', first.state)) {
-      throw new SvcError('invalid_state', `cannot follow-up a task that is ${first.state}`, {
-        state: first.state,
-      });
-    }
-    if (!first.worktree_path)
-      throw new SvcError('invalid_state', 'the task has no worktree to follow up in', {
-        state: first.state,
-        reason: 'no_worktree',
-      });
-    const round = first.followup_round + 1;
-    let steps: StepDef[];
-    let warnings: string[] = [];
-    let kind: FollowUpSpec['kind'];
-    if (body.workflow !== undefined) {
-      kind = 'workflow';
-      const project = this.d.projects.require(first.project_id) as Project;
-      const wf = this.d.workflows.forTask(body.workflow, project);
-      steps = wf.snapshot.steps;
-      warnings = wf.warnings;
-    } else if (body.run !== undefined) {
-      kind = 'run';
-      steps = [{ id: `follow-up-${round}`, type: 'command', run: body.run, max_retries: 0 }];
-    } else {
-      kind = 'prompt';
-      const step: StepDef = {
-        id: `follow-up-${round}`,
-        type: 'agent',
-        prompt: body.prompt ?? '',
-        max_retries: 0,
-        // The agent continues the task's latest session of its CLI where it can (decision 044);
-        // the human's prompt is literal text, not a template.
-        continue_session: true,
-        literal_prompt: true,
-      };
-      if (body.agent) step.agent = body.agent;
-      if (body.model) step.model = body.model;
-      if (body.effort) step.effort = body.effort;
-      steps = [step];
-      warnings = this.d.agents.checkTask(
-        { ...snapshotOf(first), steps },
-        {},
-        first.restricted === 1,
-      );
-    }
-    const spec: FollowUpSpec & { origin_step: number } = {
-      kind,
-      round,
-      steps,
-      workflow: body.workflow,
-      origin_step: first.current_step,
-    };
-    const task = this.act(id, 'follow_up', (t) =>
-      this.d.states.apply(t.id, heldEvent('follow_up', t.pause_requested), t.state, {
-        followup_origin: t.state as TaskState,
-        followup_round: round,
-        followup_spec: JSON.stringify(spec),
-        current_step: t.step_total + round - 1,
-        retry_floor: this.d.runs.maxId(t.id),
-        pause_requested: 0,
-        finished_at: null,
-      }),
-    );
-    return { task, warnings };
+  followUp(id: number, body: FollowUpBody): { task: TaskRow; warnings: string[] } {
+    return followUp(this, id, body);
   }
 
-  async archive(
+  archive(
     id: number,
     opts: { force?: boolean; human?: boolean } = {},
   ): Promise<{ task: TaskRow; branch?: BranchOutcome }> {
-    const first = this.load(id);
-    this.locked(first, 'archive');
-    if (!actionAllowed('archive', first.state))
-      throw new SvcError('invalid_state', `cannot archive a task that is ${first.state}`, {
-        state: first.state,
-      });
-    const unfinished = this.d.tasks
-      .descendants(id)
-      .filter((c) => !['done', 'aborted', 'archived'].includes(c.state));
-    if (unfinished.length > 0) {
-      throw new SvcError('invalid_state', `task ${id} has ${unfinished.length} unfinished lanes`, {
-        state: first.state,
-        reason: 'children_unfinished',
-      });
-    }
-    const force = opts.force === true;
-    // A worktree of another installation (a copied database) is left where it is (decision 194).
-    const foreign =
-      first.worktree_path !== null &&
-      this.d.worktreesDir !== undefined &&
-      isForeignWorktree(first.worktree_path, this.d.worktreesDir);
-    const dirty = force || foreign ? null : await worktreeDirty(first);
-    if (dirty) {
-      // Names the worktree and what is in it, so a person can look before forcing (issue 19).
-      const shown = dirty.slice(0, DIRTY_FILES_SHOWN).map((e) => `${e.code} ${e.path}`);
-      throw new SvcError(
-        'invalid_state',
-        `the worktree of task ${id} (${first.worktree_path}) has uncommitted changes in ${dirty.length} file${dirty.length === 1 ? '' : 's'}; commit them or archive with force`,
-        {
-          state: first.state,
-          reason: 'worktree_dirty',
-          path: first.worktree_path,
-          files: shown,
-          more_files: dirty.length - shown.length,
-        },
-      );
-    }
-    for (const child of this.d.tasks.children(id)) {
-      if (child.state === 'done' || child.state === 'aborted')
-        await this.archive(child.id, { force, human: false });
-    }
-    const project = this.d.projects.require(first.project_id);
-    if (!foreign) await dropWorktree(project.path, first, force);
-    const task = this.act(id, 'archive', (t) =>
-      this.d.states.apply(t.id, 'archive', t.state, {
-        worktree_path: null,
-        archived_at: this.now(),
-      }),
-    );
-    const branch = await judgeBranch(
-      project.path,
-      first,
-      this.d.config.current(),
-      opts.human !== false,
-    );
-    return { task, branch };
+    return archive(this, id, opts);
   }
 
   answer(
