@@ -7,15 +7,17 @@
  * blocks and never stays in the worktree: that lane's merge is aborted and the lane left out.
  * A git failure that is not a conflict blocks `git_error`, as any join does, with nothing guessed.
  */
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Clock, formatMs } from '../clock/index.js';
+import type { Clock } from '../clock/index.js';
 import { gitRaw, worktreeGitDir } from '../git/index.js';
 import type { FlowOutcome } from '../plugin/index.js';
-import { newStepRun, type StepRunsTable, type Store, type TaskRow } from '../store/index.js';
+import type { StepRunsTable, Store, TaskRow } from '../store/index.js';
 import { judgeLanes, type LaneRow, laneName, lanesAt, leaveOut } from './lane-merges.js';
 import { commitMerge, mergeLane, pendingMerge } from './merge.js';
-import { type StepDef, stepName } from './model.js';
+import type { StepDef } from './model.js';
+import { recordDecision } from './outcomes.js';
 
 export interface FinishJoinDeps {
   store: Store;
@@ -64,7 +66,10 @@ export async function finishJoin(
   const worktree = task.worktree_path as string;
   const lanes = lanesAt(d.store.db, task.id, index);
   const blocked = (message: string): FlowOutcome => {
-    record(d, task, step, index, 'failed', message, 'git_error');
+    recordDecision(d, task, step, index, 'failed', {
+      failure_reason: 'git_error',
+      result_summary: message,
+    });
     return { kind: 'blocked', reason: 'git_error', message };
   };
 
@@ -113,35 +118,8 @@ export async function finishJoin(
     parts.push(
       `left out ${out.map((l) => `${laneName(l)}: ${l.lane_merge_note ?? 'left out'}`).join(', ')}`,
     );
-  record(d, task, step, index, 'succeeded', `merge_finished: ${parts.join('; ')}`);
+  recordDecision(d, task, step, index, 'succeeded', {
+    result_summary: `merge_finished: ${parts.join('; ')}`,
+  });
   return { kind: 'succeeded' };
-}
-
-function record(
-  d: FinishJoinDeps,
-  task: TaskRow,
-  step: StepDef,
-  index: number,
-  state: 'succeeded' | 'failed',
-  summary: string,
-  reason?: string,
-): void {
-  const now = formatMs(d.clock.now());
-  d.store.tx(() =>
-    d.runs.insert(
-      newStepRun({
-        task_id: task.id,
-        step_index: index,
-        step_id: step.id,
-        step_name: stepName(step),
-        step_type: step.type,
-        attempt: d.runs.lastAttempt(task.id, index, step.id, 0) + 1,
-        state,
-        failure_reason: reason ?? null,
-        result_summary: summary,
-        started_at: now,
-        finished_at: now,
-      }),
-    ),
-  );
 }

@@ -4,14 +4,23 @@
  * change goes through the transition table (`states.apply`); a block or an advance is an outcome,
  * so on a full disk it may spend the reserve.
  */
+
+import type { Clock } from '../clock/index.js';
 import { formatMs } from '../clock/index.js';
 import { parseDuration } from '../config/index.js';
-import type { TaskRow } from '../store/index.js';
+import {
+  newStepRun,
+  type StepRunRow,
+  type StepRunsTable,
+  type Store,
+  type TaskRow,
+} from '../store/index.js';
 import type { AttemptResult } from './attempt.js';
 import {
   durationMs,
   type StepDef,
   SWALLOWABLE,
+  stepName,
   stepSetting,
   type WorkflowSnapshot,
 } from './model.js';
@@ -39,6 +48,37 @@ export function block(
     }),
   );
   return 'stop';
+}
+
+/**
+ * A step run that records a decision no process made (a guard that skipped the step, a join the
+ * engine finished or failed): started and finished now, the next attempt number at its index.
+ */
+export function recordDecision(
+  d: { store: Store; runs: StepRunsTable; clock: Clock },
+  task: TaskRow,
+  step: StepDef,
+  index: number,
+  state: 'succeeded' | 'skipped' | 'failed',
+  fields: Partial<StepRunRow> = {},
+): void {
+  const now = formatMs(d.clock.now());
+  d.store.tx(() => {
+    d.runs.insert(
+      newStepRun({
+        task_id: task.id,
+        step_index: index,
+        step_id: step.id,
+        step_name: stepName(step),
+        step_type: step.type,
+        attempt: d.runs.lastAttempt(task.id, index, step.id, 0) + 1,
+        state,
+        started_at: now,
+        finished_at: now,
+        ...fields,
+      }),
+    );
+  });
 }
 
 /** The task's current step moves past `index`. */

@@ -11,7 +11,7 @@ import { removeLeftIndexLock } from '../git/index.js';
 import type { FlowOutcome } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import { effectiveContainer, ensureImage, runtimeProblem } from '../sandbox/index.js';
-import { newStepRun, type StepRunRow, type TaskRow } from '../store/index.js';
+import type { TaskRow } from '../store/index.js';
 import { closeRow, runAttempt } from './attempt.js';
 import { topStepContext } from './context.js';
 import { settleCrashedTask } from './crash.js';
@@ -28,7 +28,15 @@ import {
   stepName,
   type WorkflowSnapshot,
 } from './model.js';
-import { advance, applyOutcome, block, blockReasonFor, costBlock, usageLimit } from './outcomes.js';
+import {
+  advance,
+  applyOutcome,
+  block,
+  blockReasonFor,
+  costBlock,
+  recordDecision,
+  usageLimit,
+} from './outcomes.js';
 import { evaluateGuard } from './render.js';
 import { runFollowUp, runRepair } from './rounds.js';
 import type { Active, Next, RunnerDeps } from './runner-deps.js';
@@ -290,33 +298,6 @@ export class Runner {
     }
   }
 
-  private writeDecisionRow(
-    task: TaskRow,
-    step: StepDef,
-    index: number,
-    state: 'skipped' | 'failed',
-    fields: Partial<StepRunRow>,
-  ): void {
-    const { deps } = this;
-    const now = this.now();
-    deps.store.tx(() => {
-      deps.runs.insert(
-        newStepRun({
-          task_id: task.id,
-          step_index: index,
-          step_id: step.id,
-          step_name: stepName(step),
-          step_type: step.type,
-          attempt: deps.runs.lastAttempt(task.id, index, step.id, 0) + 1,
-          state,
-          started_at: now,
-          finished_at: now,
-          ...fields,
-        }),
-      );
-    });
-  }
-
   /** Runs a top-level step at `index` until it succeeds, stops the task, or needs another attempt. */
   private async runStep(
     task: TaskRow,
@@ -335,14 +316,14 @@ export class Runner {
     if (typeof step.if === 'string' && stepType.meta.ifRole !== 'body') {
       const guard = evaluateGuard(step.if, context);
       if (!guard.ok) {
-        this.writeDecisionRow(task, step, index, 'failed', {
+        recordDecision(this.deps, task, step, index, 'failed', {
           failure_reason: 'condition_error',
           result_summary: guard.error,
         });
         return block(this.deps, task, 'condition_error', guard.error);
       }
       if (!guard.value) {
-        this.writeDecisionRow(task, step, index, 'skipped', {
+        recordDecision(this.deps, task, step, index, 'skipped', {
           skip_reason: 'condition',
           result_summary: step.if,
         });
