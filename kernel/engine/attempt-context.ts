@@ -213,7 +213,10 @@ export function buildStepContext(
       current?.resumeTimeout();
       return r;
     },
-    services: deps.services,
+    // Read as the attempt starts: kernel.ts fills the host once the rooms behind it exist.
+    agents: deps.host.agents ?? null,
+    mcp: deps.host.mcp ?? null,
+    clock: { now: () => deps.clock.now() },
   };
   return { ctx, outputTail: () => outputTail, scratch: () => scratch };
 }

@@ -6,7 +6,7 @@ import type { Clock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import type { DiskGuard } from '../disk/index.js';
 import type { EventLog } from '../events/index.js';
-import type { StepOutcome, StepType } from '../plugin/index.js';
+import type { StepHost, StepOutcome, StepType } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import type { StepRunRow, StepRunsTable, Store, TaskRow } from '../store/index.js';
 import type { InputBroker } from './input.js';
@@ -14,8 +14,8 @@ import type { StepDef, WorkflowSnapshot } from './model.js';
 
 export interface AttemptDeps {
   input: InputBroker;
-  /** Capabilities other rooms add for their step types (StepContext.services). */
-  services: Record<string, unknown>;
+  /** What other rooms lend a step (StepContext.agents, .mcp; decision 224). */
+  host: StepHost;
   store: Store;
   /** Disk-full mode and the reserve (decision 180). */
   disk: DiskGuard;

@@ -129,6 +129,7 @@ export {
   type StepTypeMeta,
   type StepValidationContext,
 } from './step.js';
+export type { StepClock, StepHost, StepMcpHost } from './step-host.js';
 export {
   AGENT_KEY_SCHEMAS,
   AGENT_ROWS,
@@ -149,6 +150,7 @@ export {
   workflowDurationMs,
 } from './step-keys.js';
 export type {
+  AttemptView,
   ChildVerdict,
   FlowContext,
   FlowOutcome,

@@ -5,6 +5,11 @@
  * rendering, spawning (environment policy, timeout, process-group kill, transcript, live output),
  * the cancellation signal and the clock.
  */
+import type { AgentHost } from './agent-host.js';
+import type { StepClock, StepMcpHost } from './step-host.js';
+import type { StepView, TaskView } from './step-view.js';
+
+export type { AttemptView, StepView, TaskView } from './step-view.js';
 
 export type StepFailureReason = string;
 
@@ -62,36 +67,6 @@ export interface StepUsage {
   output_tokens?: number | null;
   cost_usd?: number | null;
   session_id?: string | null;
-}
-
-export interface TaskView {
-  id: number;
-  title: string;
-  description: string;
-  workflow: string;
-  fields: Record<string, string>;
-  branch: string;
-  base_branch: string;
-  worktree: string;
-  project: { id: number; name: string; path: string; default_branch: string };
-  restricted: boolean;
-  /** Task-level agent overrides (SPEC §4.4 create), null when unset. */
-  agent_override: string | null;
-  model_override: string | null;
-  effort_override: string | null;
-  /** The task's own prompt (create body `prompt`), empty when unset. */
-  prompt: string;
-}
-
-export interface StepView {
-  id: string;
-  name: string;
-  type: string;
-  index: number;
-  attempt: number;
-  iteration: number;
-  item: string | null;
-  run_id: number;
 }
 
 export interface SpawnRequest {
@@ -214,8 +189,15 @@ export interface StepContext {
    * `POST /v1/tasks/{id}/answer`, the input timeout passes, or the task is cancelled.
    */
   requestInput(wait: InputWait): Promise<InputOutcome>;
-  /** Capabilities other rooms add for their step types (the agent host, MCP wiring, …). */
-  readonly services: Readonly<Record<string, unknown>>;
+  /**
+   * The kernel's agents service (probes, quota, rows; decision 040), or null when this daemon has
+   * none wired in: an agent step then fails `agent_unavailable`.
+   */
+  readonly agents: AgentHost | null;
+  /** The MCP server's per-step endpoints (SPEC §4.7), or null when this daemon has no MCP server. */
+  readonly mcp: StepMcpHost | null;
+  /** The daemon's clock, read-only (tests advance it; a step never reads the wall). */
+  readonly clock: StepClock;
 }
 
 export type StepRun = (ctx: StepContext, def: Record<string, unknown>) => Promise<StepOutcome>;

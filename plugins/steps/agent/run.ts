@@ -5,10 +5,9 @@
  * `on_input`; decision 160), and map the verdict to an outcome (decision 046): a usage limit
  * interrupts without spending a retry, everything else fails with the verdict's reason, and a
  * success still has to pass the `check`. The kernel side (probe cache, quota, rows) is reached
- * through `ctx.services.agents` (`AgentHost`).
+ * through `ctx.agents` (`AgentHost`, decision 224).
  */
 import {
-  type AgentHost,
   type ContinuableSession,
   type OnInput,
   type PermissionMode,
@@ -103,7 +102,7 @@ export async function runAgentStep(
   ctx: StepContext,
   def: Record<string, unknown>,
 ): Promise<StepOutcome> {
-  const host = ctx.services.agents as AgentHost | undefined;
+  const host = ctx.agents;
   if (!host) return failed('agent_unavailable', 'this daemon has no agent host wired in');
   const values = host.resolve(def, ctx);
   const name = values.agent.value;
