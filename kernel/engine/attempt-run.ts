@@ -1,15 +1,17 @@
 /**
- * The middle of an attempt: the definition the step runs with, the step type's `run` itself, the
- * verdict the transcript and the disk add to its outcome, and what the attempt leaves in the worktree (a `commit: true`
+ * The middle of an attempt: the definition the step runs with, the step type's `run` itself (once
+ * the definition is checked against its schema, decision 223), the verdict the transcript and
+ * the disk add to its outcome, and what the attempt leaves in the worktree (a `commit: true`
  * commit, the uncommitted changes recorded before the outcome moves the task).
  */
 import { diskFullCode } from '../disk/index.js';
-import type { StepContext, StepOutcome } from '../plugin/index.js';
+import type { StepContext, StepDefOf, StepOutcome } from '../plugin/index.js';
 import type { OpenAttempt } from './attempt-open.js';
 import type { AttemptDeps, AttemptSpec } from './attempt-types.js';
 import { commitStepWork } from './commit.js';
 import { type StepDef, stepSetting, type WorkflowSnapshot } from './model.js';
 import { carriesPrompt, PROMPT_LEAD } from './prompt.js';
+import { checkStepDef } from './step-def.js';
 import { recordWorktreeChanges } from './worktree-changes.js';
 
 /** The step as this attempt runs it: the task's prompt where it belongs, a retry's overrides. */
@@ -35,10 +37,18 @@ export async function runStep(
   let outcome: StepOutcome;
   try {
     if (!spec.stepType.run) throw new Error(`step type ${step.type} cannot run on its own`);
+    // The snapshot's step, before the kernel's own prompt and overrides are laid on it.
+    const checked = checkStepDef(spec.stepType, step);
     // A transcript that could not even be opened: nothing is started (the verdict is below).
-    outcome = transcript.failure
-      ? { kind: 'cancelled' }
-      : await spec.stepType.run(ctx, effectiveDef(spec));
+    if (transcript.failure) outcome = { kind: 'cancelled' };
+    else if (!checked.ok)
+      outcome = {
+        kind: 'failed',
+        reason: 'invalid_snapshot',
+        message: checked.message,
+        noRetry: true,
+      };
+    else outcome = await spec.stepType.run(ctx, effectiveDef(spec) as StepDefOf<unknown>);
   } catch (err) {
     outcome = { kind: 'failed', reason: 'internal_error', message: (err as Error).message };
   }

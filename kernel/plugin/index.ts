@@ -156,6 +156,7 @@ export type {
   FlowOutcome,
   InputOutcome,
   InputWait,
+  KernelStepKeys,
   LaneSpec,
   LaneView,
   LoopPosition,
@@ -165,6 +166,7 @@ export type {
   SpawnOutcome,
   SpawnRequest,
   StepContext,
+  StepDefOf,
   StepFlow,
   StepOutcome,
   StepRun,
@@ -173,7 +175,7 @@ export type {
   StepView,
   TaskView,
 } from './step-run.js';
-export { templateFailure } from './step-run.js';
+export { KERNEL_STEP_KEYS, templateFailure } from './step-run.js';
 export {
   type AcceptResult,
   type DangerousValue,
