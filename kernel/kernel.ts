@@ -1,7 +1,7 @@
 /**
  * Assembles the kernel: directories, token, configuration, database, plugins, the container and
  * the HTTP app — everything but listening, so tests get the real app through `inject` and
- * `svc daemon run` adds the lock, the port and daemon.json on top (daemon/run.ts).
+ * `svc daemon run` adds the lock, the port and daemon.json on top (kernel/listener.ts).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
