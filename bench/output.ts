@@ -195,7 +195,16 @@ async function check(path: string, f: Follow, want: string[] | null): Promise<st
   return problems;
 }
 
-export async function outputHeavy(opts: { steps: number; rounds: number }): Promise<OutputResult> {
+/**
+ * `profile`: where to write a CPU profile of the daemon's main thread over svc's run (`npm run
+ * bench -- --only output --profile x.cpuprofile`); the daemon then runs the plain tsc output so
+ * the profile names each module, and its figures are not comparable with an unprofiled run.
+ */
+export async function outputHeavy(opts: {
+  steps: number;
+  rounds: number;
+  profile?: string;
+}): Promise<OutputResult> {
   const root = tempRoot();
   const openssl = hasOpenssl();
   const script = join(root, 'producer.sh');
@@ -207,7 +216,7 @@ export async function outputHeavy(opts: { steps: number; rounds: number }): Prom
   const paths = prepare(root, `${QUIET_CONFIG}max_parallel_tasks: ${opts.steps}\n`, {
     loud: `name: loud\nsteps:\n  - id: print\n    type: command\n    run: sh ${script}\n`,
   });
-  const daemon = await spawnDaemon(paths, { probe: true });
+  const daemon = await spawnDaemon(paths, { probe: true, unbundled: opts.profile !== undefined });
   const { url, token } = daemon.api;
   const events = new SseFollower(url, token);
   events.start();
@@ -236,6 +245,7 @@ export async function outputHeavy(opts: { steps: number; rounds: number }): Prom
     const rss = setInterval(() => {
       rssMax = Math.max(rssMax, rssOf(daemon.pid));
     }, 100);
+    if (opts.profile) await daemon.probe({ cmd: 'profile-start', intervalUs: 500 });
     await daemon.probe({ cmd: 'mark' });
     const t0 = now();
     const ids = await Promise.all(
@@ -281,6 +291,7 @@ export async function outputHeavy(opts: { steps: number; rounds: number }): Prom
     await waitDone;
     result.svcSeconds = (allDone - t0) / 1000;
     const mark = await daemon.probe({ cmd: 'mark' });
+    if (opts.profile) await daemon.probe({ cmd: 'profile-stop', file: opts.profile });
     prober.postMessage('stop');
     result.apiMs = await probed;
     await prober.terminate();

@@ -9,6 +9,7 @@
  *   npm run bench -- --only api,footprint
  *   npm run bench -- --json out.json   also write the raw samples
  *   npm run bench -- --only cpu --profile daemon.cpuprofile   keep the daemon's profile
+ *   npm run bench -- --only output --profile out.cpuprofile   profile the daemon under output
  *
  * Sections: overhead, cpu, throughput, admission, api, output, footprint, template.
  */
@@ -243,7 +244,11 @@ async function main(): Promise<number> {
     log(
       `output-heavy: ${SIZES.outputSteps} steps printing ~${(SIZES.outputRounds * 2.4).toFixed(0)} MB each, and the raw producers…`,
     );
-    const r = await outputHeavy({ steps: SIZES.outputSteps, rounds: SIZES.outputRounds });
+    const r = await outputHeavy({
+      steps: SIZES.outputSteps,
+      rounds: SIZES.outputRounds,
+      profile: profileArg,
+    });
     raw.output = r;
     const rawMean = (r.rawSeconds[0] + r.rawSeconds[1]) / 2;
     rows.push({
