@@ -39,6 +39,8 @@ export interface OutputResult {
   delayP99: number;
   delayMax: number;
   rssMaxBytes: number;
+  /** The daemon's user + system CPU over svc's run, seconds (all its threads). */
+  daemonCpuSeconds: number;
   /** Transcript bytes the followers read. */
   followedBytes: number;
   /** What the checks found wrong; empty when every byte is where it should be. */
@@ -229,6 +231,7 @@ export async function outputHeavy(opts: {
     delayP99: 0,
     delayMax: 0,
     rssMaxBytes: 0,
+    daemonCpuSeconds: 0,
     followedBytes: 0,
     problems: [],
     contentChecked: openssl,
@@ -246,7 +249,7 @@ export async function outputHeavy(opts: {
       rssMax = Math.max(rssMax, rssOf(daemon.pid));
     }, 100);
     if (opts.profile) await daemon.probe({ cmd: 'profile-start', intervalUs: 500 });
-    await daemon.probe({ cmd: 'mark' });
+    const m0 = await daemon.probe({ cmd: 'mark' });
     const t0 = now();
     const ids = await Promise.all(
       Array.from(
@@ -297,6 +300,7 @@ export async function outputHeavy(opts: {
     await prober.terminate();
     clearInterval(rss);
     result.followedBytes = (await Promise.all(reads)).reduce((a, b) => a + b, 0);
+    result.daemonCpuSeconds = (mark.user + mark.system - m0.user - m0.system) / 1e6;
     result.delayP99 = mark.delayP99;
     result.delayMax = mark.delayMax;
     result.rssMaxBytes = Math.max(rssMax, mark.rss);
