@@ -111,6 +111,7 @@ export class OutputLines {
 const CR = 0x0d;
 const TAIL = Buffer.from('"}\n');
 /** What JSON.stringify escapes in well-formed text (a \r left after dropping each line's last one). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding what JSON escapes is the point
 const NEEDS_ESCAPE = /[\x00-\x09\x0b-\x1f"\\]/;
 
 /**
