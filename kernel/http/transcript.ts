@@ -4,7 +4,9 @@
  * always ends at the last complete line, and `X-Next-Offset` says where to continue.
  */
 import { type FileHandle, open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { z } from 'zod';
+import type { TranscriptFiles } from './transcript-files.js';
 
 const nonNegative = z
   .string()
@@ -72,5 +74,150 @@ export async function readTranscript(
     return { body: buf.subarray(0, end), nextOffset: start + end, size };
   } finally {
     await fh.close();
+  }
+}
+
+/** Pages up to this size are read into one buffer; larger ones are streamed. */
+const SMALL_PAGE = 64 * 1024;
+/** The slice read at a time when looking back for a page's last line end. */
+const PROBE = 64 * 1024;
+/** What a streamed page reads at a time. */
+const STREAM_SLICE = 256 * 1024;
+/** Probe buffers not in use, reused: one is held only across one read. */
+const probes: Buffer[] = [];
+
+export interface TranscriptPage {
+  /** The page's bytes: a buffer for a small page, else a stream of exactly `length` bytes. */
+  body: Buffer | Readable;
+  length: number;
+  nextOffset: number;
+  size: number;
+}
+
+/**
+ * The page `readTranscript` would answer, for the HTTP routes (decision 243): the same bytes,
+ * offsets and size, but read through `files` (a running step's file stays open between polls)
+ * and, past 64 KiB, streamed from the file to the socket rather than read into one buffer of up
+ * to 4 MiB — the reply pulls the bytes as the client takes them, so a slow reader holds a
+ * stream's buffer, not a page. The page's end (its last line end) is found first, reading back
+ * from the end of the range a 64 KiB slice at a time; the file only grows, so the bytes before
+ * it are the same when the stream reads them.
+ */
+export async function openTranscriptPage(
+  files: TranscriptFiles,
+  path: string | null,
+  q: { offset?: number; tail?: number; limit?: number },
+  live: boolean,
+): Promise<TranscriptPage | null> {
+  if (!path) return null;
+  const lease = await files.acquire(path, live);
+  if (!lease) return null;
+  let handedOver = false;
+  try {
+    const { fh, size } = lease;
+    const max = Math.min(q.limit ?? TRANSCRIPT_PAGE, TRANSCRIPT_PAGE);
+    let start = q.offset ?? 0;
+    if (q.tail !== undefined) {
+      start = Math.max(0, size - q.tail);
+      if (start > 0) {
+        const nl = await lastNewline(fh, Math.max(0, start - PROBE), start);
+        start = nl >= 0 ? nl + 1 : start;
+      }
+    }
+    if (start >= size) return { body: Buffer.alloc(0), length: 0, nextOffset: start, size };
+    const rangeEnd = start + Math.min(max, size - start);
+    if (rangeEnd - start <= SMALL_PAGE) {
+      const buf = Buffer.allocUnsafe(rangeEnd - start);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, start);
+      const end = buf.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
+      return { body: buf.subarray(0, end), length: end, nextOffset: start + end, size };
+    }
+    let end = start;
+    for (let to = rangeEnd; to > start; to -= PROBE) {
+      const from = Math.max(start, to - PROBE);
+      const nl = await lastNewline(fh, from, to);
+      if (nl >= 0) {
+        end = nl + 1;
+        break;
+      }
+    }
+    if (end === start) return { body: Buffer.alloc(0), length: 0, nextOffset: start, size };
+    const stream = new RangeStream(fh, start, end);
+    stream.once('close', lease.release);
+    handedOver = true;
+    return { body: stream, length: end - start, nextOffset: end, size };
+  } finally {
+    if (!handedOver) lease.release();
+  }
+}
+
+/** The offset of the last `\n` in [from, to) of the file, or -1. */
+async function lastNewline(fh: FileHandle, from: number, to: number): Promise<number> {
+  const probe = probes.pop() ?? Buffer.allocUnsafeSlow(PROBE);
+  try {
+    const { bytesRead } = await fh.read(probe, 0, to - from, from);
+    const i = probe.subarray(0, bytesRead).lastIndexOf(0x0a);
+    return i >= 0 ? from + i : -1;
+  } finally {
+    if (probes.length < 8) probes.push(probe);
+  }
+}
+
+/**
+ * The bytes [from, to) of an open file, read a slice at a time as the reader asks. Not
+ * `fs.createReadStream({ fd })`: destroying one (a client that goes away) closes its descriptor,
+ * autoClose or not, and this one is shared with the next poll.
+ */
+class RangeStream extends Readable {
+  private pos: number;
+  private reading: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly fh: FileHandle,
+    from: number,
+    private readonly to: number,
+  ) {
+    super({ highWaterMark: STREAM_SLICE });
+    this.pos = from;
+  }
+
+  override _read(): void {
+    const n = Math.min(STREAM_SLICE, this.to - this.pos);
+    if (n <= 0) {
+      this.push(null);
+      return;
+    }
+    const buf = Buffer.allocUnsafeSlow(n);
+    const read = this.fh.read(buf, 0, n, this.pos);
+    this.reading = read;
+    read.then(
+      ({ bytesRead }) => {
+        this.reading = null;
+        if (this.destroyed) return;
+        // The file shrank under the page (it only grows): end short rather than read on.
+        if (bytesRead === 0) {
+          this.destroy(new Error('transcript shrank while read'));
+          return;
+        }
+        this.pos += bytesRead;
+        this.push(bytesRead === n ? buf : buf.subarray(0, bytesRead));
+      },
+      (err: Error) => {
+        this.reading = null;
+        this.destroy(err);
+      },
+    );
+  }
+
+  override _destroy(err: Error | null, cb: (err: Error | null) => void): void {
+    // The lease is released on 'close': no read may still be using the handle then.
+    if (!this.reading) {
+      cb(err);
+      return;
+    }
+    this.reading.then(
+      () => cb(err),
+      () => cb(err),
+    );
   }
 }

@@ -19,12 +19,14 @@ import { parseId, parseWith } from '../../input/index.js';
 import type { Services } from '../../services.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
 import { streamForRequest } from '../sse.js';
-import { readTranscript, TranscriptQuerySchema } from '../transcript.js';
+import { openTranscriptPage, TranscriptQuerySchema } from '../transcript.js';
+import { transcriptFilesOf } from '../transcript-files.js';
 
 type IdParams = { Params: { id: string } };
 
 export function chatRoutes(app: FastifyInstance, s: Services): void {
   const large = { bodyLimit: LARGE_BODY_LIMIT };
+  const files = transcriptFilesOf(app);
   const id = (raw: string) => parseId(raw, 'chat');
 
   app.get('/v1/chats', async (req) =>
@@ -116,10 +118,13 @@ export function chatRoutes(app: FastifyInstance, s: Services): void {
       const turn = s.chats.table.turn(chatId, seq);
       if (!turn) throw new SvcError('not_found', `turn ${seq} not found on chat ${chatId}`);
       const q = parseWith(TranscriptQuerySchema, req.query ?? {}, 'query');
-      const t = await readTranscript(turn.transcript_path, q);
+      // The file kept open while the turn runs (decision 243).
+      const live = turn.state === 'running';
+      const t = await openTranscriptPage(files, turn.transcript_path, q, live);
       if (!t) throw new SvcError('not_found', `turn ${seq} of chat ${chatId} has no transcript`);
       return reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
+        .header('content-length', String(t.length))
         .header('x-next-offset', String(t.nextOffset))
         .header('x-transcript-size', String(t.size))
         .send(t.body);

@@ -19,12 +19,13 @@ import { parseId, parseWith } from '../../input/index.js';
 import type { Services } from '../../services.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
 import { streamForRequest } from '../sse.js';
-import { readTranscript, TranscriptQuerySchema } from '../transcript.js';
+import { openTranscriptPage, readTranscript, TranscriptQuerySchema } from '../transcript.js';
 import {
   normalizeTranscript,
   TRANSCRIPT_FORMATS,
   type TranscriptFormat,
 } from '../transcript-events.js';
+import { transcriptFilesOf } from '../transcript-files.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -43,6 +44,7 @@ function transcriptFormat(raw: unknown): TranscriptFormat {
 
 export function taskRoutes(app: FastifyInstance, s: Services): void {
   const large = { bodyLimit: LARGE_BODY_LIMIT };
+  const files = transcriptFilesOf(app);
 
   app.get('/v1/tasks', async (req, reply) => {
     const q = parseWith(TaskListQuerySchema, req.query ?? {}, 'query');
@@ -88,18 +90,25 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
         throw new SvcError('not_found', `step run ${runId} not found on task ${id}`);
       const { format, ...query } = (req.query ?? {}) as Record<string, unknown>;
       const q = parseWith(TranscriptQuerySchema, query, 'query');
-      const t = await readTranscript(row.transcript_path, q);
-      if (!t) throw new SvcError('not_found', `step run ${runId} has no transcript`);
       // ?format=events: an agent's raw stream lines as normalized events (decision 207).
-      const body =
-        transcriptFormat(format) === 'events' && row.agent
-          ? normalizeTranscript(t.body, s.registry.agent(row.agent))
-          : t.body;
+      if (transcriptFormat(format) === 'events' && row.agent) {
+        const t = await readTranscript(row.transcript_path, q);
+        if (!t) throw new SvcError('not_found', `step run ${runId} has no transcript`);
+        return reply
+          .header('content-type', 'application/x-ndjson; charset=utf-8')
+          .header('x-next-offset', String(t.nextOffset))
+          .header('x-transcript-size', String(t.size))
+          .send(normalizeTranscript(t.body, s.registry.agent(row.agent)));
+      }
+      // The bytes as they are on disk, the file kept open while the step runs (decision 243).
+      const t = await openTranscriptPage(files, row.transcript_path, q, row.state === 'running');
+      if (!t) throw new SvcError('not_found', `step run ${runId} has no transcript`);
       return reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
+        .header('content-length', String(t.length))
         .header('x-next-offset', String(t.nextOffset))
         .header('x-transcript-size', String(t.size))
-        .send(body);
+        .send(t.body);
     },
   );
 
