@@ -12,7 +12,7 @@ import { type Config, parseDuration, tryParseSize } from '../config/index.js';
 import { type DiskGuard, diskFullCode } from '../disk/index.js';
 import type { EventLog } from '../events/index.js';
 import { worktreeHead } from '../git/index.js';
-import type { StepContext, StepOutcome, StepType } from '../plugin/index.js';
+import type { StepContext, StepOutcome, StepType, StepTypes } from '../plugin/index.js';
 import { resolveEnvironment, TranscriptWriter } from '../proc/index.js';
 import type { Project } from '../projects/index.js';
 import { effectiveContainer, hostAlias } from '../sandbox/index.js';
@@ -40,6 +40,8 @@ import { spawnLogged } from './spawn.js';
 import { recordWorktreeChanges } from './worktree-changes.js';
 
 export interface AttemptDeps {
+  /** The step types, asked which steps run an agent (the task's prompt; decision 225). */
+  registry: StepTypes;
   input: InputBroker;
   /** Capabilities other rooms add for their step types (StepContext.services). */
   services: Record<string, unknown>;
@@ -272,7 +274,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   let inputWaitMs = 0;
   const effectiveDef: Record<string, unknown> = { ...step };
   // The task's own prompt, where its workflow does not place it (decision 198).
-  if (carriesPrompt(task, spec.snapshot, step))
+  if (carriesPrompt(task, spec.snapshot, step, deps.registry))
     effectiveDef.prompt = `${PROMPT_LEAD}${String(step.prompt ?? '')}`;
   if (spec.override?.prompt_override !== undefined)
     effectiveDef.prompt = spec.override.prompt_override;
