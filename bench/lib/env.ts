@@ -7,13 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  DAEMON_NODE_FLAGS,
-  type Paths,
-  pathsFor,
-  type RunningDaemon,
-  runDaemon,
-} from '../../kernel/daemon/index.js';
+import { DAEMON_NODE_FLAGS, type Paths, pathsFor } from '../../kernel/daemon/index.js';
+import { type RunningDaemon, runDaemon } from '../../kernel/listener.js';
 import type { ProbeMark } from './probe.js';
 import { now } from './stats.js';
 

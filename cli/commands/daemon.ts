@@ -7,8 +7,8 @@ import {
   DAEMON_NODE_FLAGS,
   DaemonLockedError,
   pathWithoutNpmPrefix,
-  runDaemon,
 } from '../../kernel/daemon/index.js';
+import { runDaemon } from '../../kernel/listener.js';
 import { SchemaTooNewError } from '../../kernel/store/index.js';
 import { Client, DaemonUnreachableError, readDaemonJson } from '../client.js';
 import { type Command, JSON_OPTION } from '../command.js';

@@ -16,6 +16,7 @@ import { buildFlowContext } from './flow-context.js';
 import type { FlowDeps, FlowScope } from './flow-scope.js';
 import { judgeLanes, lanesAt } from './lane-merges.js';
 import { durationMs, type StepDef, stepName, stepSetting, type WorkflowSnapshot } from './model.js';
+import { checkedFlow } from './step-def.js';
 
 export type { FlowDeps } from './flow-scope.js';
 
@@ -50,7 +51,7 @@ export async function runFlow(
   };
   const ctx = buildFlowContext(scope, whole.timedOut);
   try {
-    const outcome = await stepType.flow(ctx, step as Record<string, unknown>);
+    const outcome = await checkedFlow(stepType, ctx, step);
     await judgeSpawnedLanes(scope);
     return whole.timedOut() ? timeoutOutcome(step) : outcome;
   } catch (err) {

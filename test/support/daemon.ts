@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { type RunningDaemon, runDaemon } from '../../kernel/daemon/index.js';
 import { pathsFor } from '../../kernel/daemon/paths.js';
+import { type RunningDaemon, runDaemon } from '../../kernel/listener.js';
 import { tempDir } from './tmp.js';
 
 export type DaemonEnv = { SVC_CONFIG_DIR: string; SVC_DATA_DIR: string };

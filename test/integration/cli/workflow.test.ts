@@ -2,8 +2,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runDaemon } from '../../../kernel/daemon/index.js';
 import { pathsFor } from '../../../kernel/daemon/paths.js';
+import { runDaemon } from '../../../kernel/listener.js';
 import { cli } from '../../support/cli.js';
 import { tempDir } from '../../support/tmp.js';
 

@@ -3,9 +3,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../cli/index.js';
-import { runDaemon } from '../../../kernel/daemon/index.js';
 import { pathsFor } from '../../../kernel/daemon/paths.js';
 import { LIST_PAGE_DEFAULT, LIST_PAGE_MAX } from '../../../kernel/engine/index.js';
+import { runDaemon } from '../../../kernel/listener.js';
 import { buildTestApp } from '../../support/app.js';
 import { gitRepo } from '../../support/git.js';
 import { tempDir } from '../../support/tmp.js';

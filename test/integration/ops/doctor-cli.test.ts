@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { EXIT } from '../../../cli/exit-codes.js';
 import { main } from '../../../cli/index.js';
-import { runDaemon } from '../../../kernel/daemon/index.js';
+import { runDaemon } from '../../../kernel/listener.js';
 import type { DoctorReport } from '../../../kernel/ops/index.js';
 import { NEWEST_MIGRATION, openDatabase, SchemaTooNewError } from '../../../kernel/store/index.js';
 import { agentConfig } from '../../support/agents.js';

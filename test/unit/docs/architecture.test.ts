@@ -17,11 +17,11 @@ const MERMAID = /```mermaid\n([\s\S]*?)```/.exec(DOC)?.[1] ?? '';
 const CLIENT_ROOMS = ['bin/', 'cli/', 'web/', 'shared/'];
 
 /**
- * Imports that run up the layers today, `importer file -> imported room`. Each is a debt of issue
- * 21 (bounds and the zod translator in a floor-1 module, a Services type module, the plugin door
- * without the agent turn); pay one and delete its line.
+ * Imports that run up the layers, `importer file -> imported room`: none. Issue 21 paid the last
+ * (the listener, which builds the kernel, lived in kernel/daemon/ below it); a new one is a bug in
+ * where its file lives, not a line to add here.
  */
-const KNOWN_UPWARD: readonly string[] = ['kernel/daemon/run.ts -> kernel/kernel.ts'];
+const KNOWN_UPWARD: readonly string[] = [];
 
 interface Layers {
   /** Room (`kernel/engine/`, `kernel/errors.ts`, `cli/`, `plugins/steps/`) → layer index, 0 = top. */

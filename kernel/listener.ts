@@ -5,22 +5,18 @@
  * database cleanly and removes daemon.json.
  */
 import { existsSync, unlinkSync } from 'node:fs';
-import { currentHost } from '../../shared/host.js';
-import { parseListen } from '../config/index.js';
-import { writeFileAtomic } from '../fsutil.js';
-import { createKernel, type Kernel } from '../kernel.js';
-import { createFileLogger } from '../log/index.js';
-import { installLastResort } from './last-resort.js';
-import { acquireDaemonLock } from './lock.js';
-import { ensurePrivateDir, type Paths } from './paths.js';
-
-/**
- * Node flags the daemon process runs with (`svc daemon start`, `npm start`). V8 grows its young
- * generation to 2 × 16 MB while modules load and keeps it; capped at 2 × 2 MB the idle daemon's RSS
- * is about 13 MB smaller, with no measurable cost to start-up or throughput (docs/performance.md).
- * A foreground `svc daemon run` gets the same with NODE_OPTIONS=--max-semi-space-size=2.
- */
-export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+import { currentHost } from '../shared/host.js';
+import { parseListen } from './config/index.js';
+import {
+  acquireDaemonLock,
+  type DaemonJson,
+  ensurePrivateDir,
+  installLastResort,
+  type Paths,
+} from './daemon/index.js';
+import { writeFileAtomic } from './fsutil.js';
+import { createKernel, type Kernel } from './kernel.js';
+import { createFileLogger } from './log/index.js';
 
 /** How long after listening the daemon writes a missing V8 code cache (decision 158). */
 const CODE_CACHE_DELAY_MS = 2_000;
@@ -32,15 +28,6 @@ export interface RunningDaemon {
   /** Resolves when the daemon has fully stopped. */
   stopped: Promise<void>;
   stop(): Promise<void>;
-}
-
-export interface DaemonJson {
-  pid: number;
-  port: number;
-  host: string;
-  url: string;
-  started_at: string;
-  version: string;
 }
 
 export async function runDaemon(
