@@ -5,7 +5,9 @@
  * (from `steps_outline`, never the snapshot), and the cost and token sums of its attempts (read
  * from the covering index `step_runs_spend`); the open chats of the page are one more read, by
  * the chats' hook. A row reads every column but the workflow snapshot; the snapshot of a
- * task whose current step is a loop is read for that step alone (the loop decorator needs it).
+ * task whose current step shows the loop view (its type declares `view: 'loop'`, decision 225; the
+ * set is a bound parameter of the same statement) is read for that step alone (the loop decorator
+ * needs it).
  * Rows are the detail's rows less its detail-only keys (test/integration/engine/list-rows.test.ts).
  */
 import type { Db, TaskRow } from '../store/index.js';
@@ -55,8 +57,13 @@ const EXTRA: Array<keyof Extra> = [
 export class TaskLister {
   private readonly names: string[];
   private readonly columns: string;
+  private loopTypes: string | null = null;
 
-  constructor(private readonly db: Db) {
+  /** `loopViewTypes`: the step types that show the loop view, asked once (the registry is frozen by then). */
+  constructor(
+    private readonly db: Db,
+    private readonly loopViewTypes: () => readonly string[],
+  ) {
     const all = db.prepare('PRAGMA table_info(tasks)').all() as Array<{ name: string }>;
     const read = all.map((c) => c.name).filter((n) => !UNREAD.has(n));
     this.columns = read.map((n) => `t.${n}`).join(', ');
@@ -96,7 +103,7 @@ export class TaskLister {
       SELECT ${this.columns}, p.name,
         json_extract(t.steps_outline, ${step} || '[0]'),
         json_extract(t.steps_outline, ${step} || '[1]'),
-        CASE WHEN json_extract(t.steps_outline, ${step} || '[1]') = 'loop'
+        CASE WHEN json_extract(t.steps_outline, ${step} || '[1]') IN (SELECT value FROM json_each(?))
           THEN json_extract(t.workflow_snapshot, '$.steps[' || t.current_step || ']') END,
         ${spend('SUM(s.cost_usd)')}, ${spend('SUM(s.input_tokens)')}, ${spend('SUM(s.output_tokens)')}
       FROM page JOIN tasks t ON t.id = page.id
@@ -107,7 +114,7 @@ export class TaskLister {
     const raw = this.db
       .prepare(sql)
       .raw(true)
-      .all(...params, limit + 1) as unknown[][];
+      .all(...params, limit + 1, this.loopTypesJson()) as unknown[][];
     const more = raw.length > limit;
     if (more) raw.length = limit;
     const { names } = this;
@@ -117,6 +124,11 @@ export class TaskLister {
       return row as unknown as ListedRow;
     });
     return { rows, more };
+  }
+
+  private loopTypesJson(): string {
+    this.loopTypes ??= JSON.stringify(this.loopViewTypes());
+    return this.loopTypes;
   }
 
   /** The list rows of `rows`, as the detail shows them. */
