@@ -59,6 +59,14 @@ export function buildFlowContext(s: FlowScope, timedOut: () => boolean): FlowCon
       (row.state === 'failed' &&
         child.allow_failure === true &&
         SWALLOWABLE.has(row.failure_reason ?? '')),
+    endedBy: (row, child) => {
+      // A recorded `stopped` row of a body-if child is a verdict already reached: what it ended
+      // is its type's to say (StepTypeMeta.bodyIf), so a resumed loop does not re-render it.
+      if (row.state !== 'stopped') return null;
+      const meta = deps.registry.stepType(String(child.type))?.meta;
+      if (meta?.ifRole !== 'body') return null;
+      return (meta.bodyIf ?? { when: false, ends: 'iteration' }).ends;
+    },
     runChild: childRunner(s),
     record,
     lanes: () => laneViews(s),

@@ -69,7 +69,7 @@ const signoff = {
 };
 export default {
   name: 'acme:control-flow',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(until);
     api.registerStepType(signoff);
