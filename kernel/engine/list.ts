@@ -99,9 +99,11 @@ export class TaskLister {
         CASE WHEN json_extract(t.steps_outline, ${step} || '[1]') = 'loop'
           THEN json_extract(t.workflow_snapshot, '$.steps[' || t.current_step || ']') END,
         ${spend('SUM(s.cost_usd)')}, ${spend('SUM(s.input_tokens)')}, ${spend('SUM(s.output_tokens)')}
-      FROM page JOIN tasks t ON t.id = page.id
+      FROM page CROSS JOIN tasks t ON t.id = page.id
       LEFT JOIN projects p ON p.id = t.project_id
       ORDER BY ${order}`;
+    // CROSS JOIN keeps the page's ids the outer loop: with a plain JOIN and no cursor, SQLite
+    // chose to scan every task row in id order to skip sorting the page (decision 237).
     // Arrays, not objects, from SQLite: building a 50-key object per row in the binding cost more
     // than the rest of the page (decision 233).
     const raw = this.db
