@@ -127,6 +127,19 @@ export class TaskLister {
     ctx: Omit<ViewContext, 'projectName' | 'openChat'>,
     openChats: Map<number, number>,
   ): Array<Record<string, unknown>> {
+    return rows.map(this.viewer(rows, ctx, openChats));
+  }
+
+  /**
+   * What turns one of `rows` into its list row. The route builds and stringifies rows one at a
+   * time with it, so a page's views die young instead of outliving the daemon's small young
+   * generation (decision 237).
+   */
+  viewer(
+    rows: ListedRow[],
+    ctx: Omit<ViewContext, 'projectName' | 'openChat'>,
+    openChats: Map<number, number>,
+  ): (r: ListedRow) => Record<string, unknown> {
     const names = new Map<number, string>();
     for (const r of rows) names.set(r.project_id, r.__project ?? '');
     const context: ViewContext = {
@@ -134,7 +147,7 @@ export class TaskLister {
       projectName: (id) => names.get(id) ?? '',
       openChat: (id) => openChats.get(id) ?? null,
     };
-    return rows.map((r) => {
+    return (r) => {
       const name = r.__step === null ? '' : r.__step;
       const steps: StepDef[] = [];
       if (r.__loop_step !== null) steps[r.current_step] = JSON.parse(r.__loop_step) as StepDef;
@@ -146,6 +159,6 @@ export class TaskLister {
         input_tokens: r.__input ?? 0,
         output_tokens: r.__output ?? 0,
       });
-    });
+    };
   }
 }

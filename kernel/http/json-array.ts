@@ -9,19 +9,19 @@
  * `JSON.stringify(rows)`'s (test/integration/http/list-body.test.ts).
  */
 export function jsonArray(rows: readonly object[]): Buffer {
-  const parts = new Array<string>(rows.length);
-  let bytes = rows.length > 0 ? rows.length + 1 : 2; // the brackets and the commas between rows
-  for (let i = 0; i < rows.length; i++) {
-    const text = JSON.stringify(rows[i]);
-    parts[i] = text;
-    bytes += Buffer.byteLength(text);
-  }
+  return jsonArrayOfTexts(rows.map((row) => JSON.stringify(row)));
+}
+
+/** The array whose elements' JSON texts are `texts` (each `JSON.stringify` of one element). */
+export function jsonArrayOfTexts(texts: readonly string[]): Buffer {
+  let bytes = texts.length > 0 ? texts.length + 1 : 2; // the brackets and the commas between rows
+  for (const text of texts) bytes += Buffer.byteLength(text);
   const buf = Buffer.allocUnsafe(bytes);
   let at = 0;
   buf[at++] = 0x5b; // [
-  for (let i = 0; i < parts.length; i++) {
+  for (let i = 0; i < texts.length; i++) {
     if (i > 0) buf[at++] = 0x2c; // ,
-    at += buf.write(parts[i] as string, at);
+    at += buf.write(texts[i] as string, at);
   }
   buf[at++] = 0x5d; // ]
   return buf;
