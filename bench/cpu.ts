@@ -5,12 +5,19 @@
  * not of the git and shell processes it starts) from the first create to the last task done,
  * divided by the tasks. No list polling.
  *
+ * The baseline (bench/hand-supervisor.ts): a bare Node process doing the same process work — the
+ * worktree add, the shell, the status — for as many units, four at a time, after the same warm-up.
+ * Forking is the largest cost of both on some hosts; the difference is what svc itself adds.
+ *
  * The budget: the same load again in a daemon running the plain tsc output (so a profile names
  * each module), with a CPU profile of the main thread over the tasks, cut into parts
  * (bench/lib/budget.ts) and divided by the tasks.
  */
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { budget, type CpuProfile, type Part } from './lib/budget.js';
 import {
   type ChildDaemon,
@@ -39,6 +46,32 @@ export interface CpuResult {
   budget: Record<Part, number>;
   /** CPU per task of the profiled run (the profiler's own cost included). */
   profiledCpuPerTaskMs: number;
+  /** The bare Node supervisor's CPU per unit of the same process work (bench/hand-supervisor.ts). */
+  baselineCpuPerUnitMs: number;
+  baselineUserPerUnitMs: number;
+  baselineSystemPerUnitMs: number;
+}
+
+const WARM = 20;
+
+/** The hand supervisor's CPU over `n` units after the warm-up, in a process of its own. */
+function handCpu(n: number): Promise<{ user: number; system: number }> {
+  const root = tempRoot();
+  const repo = makeRepo(root);
+  const dir = join(root, 'wt');
+  mkdirSync(dir);
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'hand-supervisor.js');
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [script, repo, dir, String(n), String(CAP), String(WARM)],
+      (err, stdout) => {
+        if (err) return reject(err);
+        const r = JSON.parse(stdout) as { user: number; system: number };
+        resolve({ user: r.user / 1000 / n, system: r.system / 1000 / n });
+      },
+    );
+  });
 }
 
 async function load(
@@ -65,7 +98,7 @@ async function load(
           workflow: 'one',
         })
       ).id;
-    for (let i = 0; i < 20; i++) await watch.until(await post(`warm ${i}`));
+    for (let i = 0; i < WARM; i++) await watch.until(await post(`warm ${i}`));
     await during?.(daemon);
     const m0 = await daemon.probe({ cmd: 'mark' });
     const t0 = now();
@@ -95,6 +128,8 @@ async function load(
 
 /** `keep`: where to leave the profile (`npm run bench -- --only cpu --profile x.cpuprofile`). */
 export async function cpuPerTask(n: number, keep?: string): Promise<CpuResult> {
+  // The baseline first and right after svc's plain run: the two CPU figures share the host's state.
+  const hand = await handCpu(n);
   const plain = await load(n, false);
   let profile: CpuProfile | null = null;
   const file = keep ?? join(tempRoot(), 'daemon.cpuprofile');
@@ -120,5 +155,8 @@ export async function cpuPerTask(n: number, keep?: string): Promise<CpuResult> {
     failed: plain.failed + profiled.failed,
     budget: parts,
     profiledCpuPerTaskMs: profiled.user + profiled.system,
+    baselineCpuPerUnitMs: hand.user + hand.system,
+    baselineUserPerUnitMs: hand.user,
+    baselineSystemPerUnitMs: hand.system,
   };
 }

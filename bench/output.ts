@@ -39,6 +39,8 @@ export interface OutputResult {
   delayP99: number;
   delayMax: number;
   rssMaxBytes: number;
+  /** The daemon's user + system CPU over svc's run, seconds (all its threads). */
+  daemonCpuSeconds: number;
   /** Transcript bytes the followers read. */
   followedBytes: number;
   /** What the checks found wrong; empty when every byte is where it should be. */
@@ -195,7 +197,16 @@ async function check(path: string, f: Follow, want: string[] | null): Promise<st
   return problems;
 }
 
-export async function outputHeavy(opts: { steps: number; rounds: number }): Promise<OutputResult> {
+/**
+ * `profile`: where to write a CPU profile of the daemon's main thread over svc's run (`npm run
+ * bench -- --only output --profile x.cpuprofile`); the daemon then runs the plain tsc output so
+ * the profile names each module, and its figures are not comparable with an unprofiled run.
+ */
+export async function outputHeavy(opts: {
+  steps: number;
+  rounds: number;
+  profile?: string;
+}): Promise<OutputResult> {
   const root = tempRoot();
   const openssl = hasOpenssl();
   const script = join(root, 'producer.sh');
@@ -207,7 +218,7 @@ export async function outputHeavy(opts: { steps: number; rounds: number }): Prom
   const paths = prepare(root, `${QUIET_CONFIG}max_parallel_tasks: ${opts.steps}\n`, {
     loud: `name: loud\nsteps:\n  - id: print\n    type: command\n    run: sh ${script}\n`,
   });
-  const daemon = await spawnDaemon(paths, { probe: true });
+  const daemon = await spawnDaemon(paths, { probe: true, unbundled: opts.profile !== undefined });
   const { url, token } = daemon.api;
   const events = new SseFollower(url, token);
   events.start();
@@ -220,6 +231,7 @@ export async function outputHeavy(opts: { steps: number; rounds: number }): Prom
     delayP99: 0,
     delayMax: 0,
     rssMaxBytes: 0,
+    daemonCpuSeconds: 0,
     followedBytes: 0,
     problems: [],
     contentChecked: openssl,
@@ -236,7 +248,8 @@ export async function outputHeavy(opts: { steps: number; rounds: number }): Prom
     const rss = setInterval(() => {
       rssMax = Math.max(rssMax, rssOf(daemon.pid));
     }, 100);
-    await daemon.probe({ cmd: 'mark' });
+    if (opts.profile) await daemon.probe({ cmd: 'profile-start', intervalUs: 500 });
+    const m0 = await daemon.probe({ cmd: 'mark' });
     const t0 = now();
     const ids = await Promise.all(
       Array.from(
@@ -281,11 +294,13 @@ export async function outputHeavy(opts: { steps: number; rounds: number }): Prom
     await waitDone;
     result.svcSeconds = (allDone - t0) / 1000;
     const mark = await daemon.probe({ cmd: 'mark' });
+    if (opts.profile) await daemon.probe({ cmd: 'profile-stop', file: opts.profile });
     prober.postMessage('stop');
     result.apiMs = await probed;
     await prober.terminate();
     clearInterval(rss);
     result.followedBytes = (await Promise.all(reads)).reduce((a, b) => a + b, 0);
+    result.daemonCpuSeconds = (mark.user + mark.system - m0.user - m0.system) / 1e6;
     result.delayP99 = mark.delayP99;
     result.delayMax = mark.delayMax;
     result.rssMaxBytes = Math.max(rssMax, mark.rss);

@@ -9,6 +9,9 @@
  *   npm run bench -- --only api,footprint
  *   npm run bench -- --json out.json   also write the raw samples
  *   npm run bench -- --only cpu --profile daemon.cpuprofile   keep the daemon's profile
+ *   npm run bench -- --only output --profile out.cpuprofile   profile the daemon under output
+ *   npm run bench -- --only output --output-size 16x5          16 steps of 5 rounds (~12 MB)
+ *   SVC_BENCH_BIN=/other/build/bin/svc.js npm run bench …      time another build's daemon
  *
  * Sections: overhead, cpu, throughput, admission, api, output, footprint, template.
  */
@@ -42,6 +45,10 @@ const only = args.includes('--only') && onlyArg ? new Set(onlyArg.split(',')) : 
 const jsonArg = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const profileArg = args.includes('--profile') ? args[args.indexOf('--profile') + 1] : undefined;
 const wants = (s: string) => !only || only.has(s);
+/** `--output-size 16x5`: steps × rounds for the output section (a middle size between runs). */
+const outputSize = args.includes('--output-size')
+  ? (args[args.indexOf('--output-size') + 1] ?? '').split('x').map(Number)
+  : null;
 
 const SIZES = quick
   ? {
@@ -132,10 +139,19 @@ async function main(): Promise<number> {
     rows.push({
       measure: `svc's own CPU per one-step task (${r.tasks} tasks, cap 4), user + system`,
       svc: `${fmtMs(r.cpuPerTaskMs)} (${fmtMs(r.userPerTaskMs)} + ${fmtMs(r.systemPerTaskMs)})`,
-      baseline: '',
-      ratio: '',
+      baseline: `${fmtMs(r.baselineCpuPerUnitMs)} (${fmtMs(r.baselineUserPerUnitMs)} + ${fmtMs(r.baselineSystemPerUnitMs)}) (bare node: worktree add + sh + status)`,
+      ratio: ratio(r.cpuPerTaskMs, r.baselineCpuPerUnitMs),
       target: '≤ 4 ms',
       ok: r.cpuPerTaskMs <= 4 && r.failed === 0,
+    });
+    rows.push({
+      measure:
+        "svc's CPU per one-step task beyond the bare supervisor's (the difference of the two above)",
+      svc: fmtMs(r.cpuPerTaskMs - r.baselineCpuPerUnitMs),
+      baseline: '',
+      ratio: '',
+      target: '',
+      ok: null,
     });
     budgetTable = [
       '| Part | ms per task |',
@@ -243,7 +259,11 @@ async function main(): Promise<number> {
     log(
       `output-heavy: ${SIZES.outputSteps} steps printing ~${(SIZES.outputRounds * 2.4).toFixed(0)} MB each, and the raw producers…`,
     );
-    const r = await outputHeavy({ steps: SIZES.outputSteps, rounds: SIZES.outputRounds });
+    const r = await outputHeavy({
+      steps: outputSize?.[0] || SIZES.outputSteps,
+      rounds: outputSize?.[1] || SIZES.outputRounds,
+      profile: profileArg,
+    });
     raw.output = r;
     const rawMean = (r.rawSeconds[0] + r.rawSeconds[1]) / 2;
     rows.push({
@@ -269,6 +289,14 @@ async function main(): Promise<number> {
       ratio: '',
       target: 'p99 ≤ 20 ms',
       ok: r.delayP99 <= 20,
+    });
+    rows.push({
+      measure: 'daemon CPU meanwhile (user + system, all its threads)',
+      svc: `${r.daemonCpuSeconds.toFixed(2)} s`,
+      baseline: '',
+      ratio: '',
+      target: '',
+      ok: null,
     });
     rows.push({
       measure: 'daemon RSS meanwhile, max',

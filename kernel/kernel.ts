@@ -161,8 +161,8 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       }),
     ),
   });
-  // Agent steps reach probes, quota and rows through the host (StepContext.services.agents).
-  services.engine.stepServices.agents = services.agents;
+  // Agent steps reach probes, quota and rows through the host (StepContext.agents).
+  services.engine.stepHost.agents = services.agents;
   services.projects.checkBranchTemplate = branchTemplateProblem;
   config.addCheck({
     key: 'branch_template',
@@ -192,8 +192,8 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
   });
   // The per-step MCP endpoints name the address the daemon actually listens on.
   services.mcp.address = () => app.server.address();
-  // The agent step's seam (decision 122): `services.mcp.endpointFor(taskId, runId)`.
-  services.engine.stepServices.mcp = {
+  // The steps' seam (decision 122): `StepContext.mcp.endpointFor(taskId, runId)`.
+  services.engine.stepHost.mcp = {
     endpointFor: (taskId: number, runId: number) => services.mcp.endpointFor(taskId, runId),
   };
   // The endpoint of an agent that runs restricted holds it to that (decision 125).

@@ -127,8 +127,12 @@ export interface ChildDaemon {
   stop(): Promise<void>;
 }
 
-/** The built CLI, as a user runs it. */
-export const SVC_BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
+/**
+ * The built CLI, as a user runs it. `SVC_BENCH_BIN` names another build's `bin/svc.js`, so one
+ * harness can time two builds alike (main's and a branch's, alternating).
+ */
+export const SVC_BIN =
+  process.env.SVC_BENCH_BIN || fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 
 /** User + system CPU of a process so far, from /proc (clock ticks of 10 ms). */
 export function cpuMsOf(pid: number): number {

@@ -13,7 +13,7 @@ import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { deleteBranchIfEmpty, removeWorktree } from '../git/index.js';
 import type { Notifier } from '../ops/notify.js';
-import type { Registry } from '../plugin/index.js';
+import type { Registry, StepHost } from '../plugin/index.js';
 import { procMarkPrefix } from '../proc/index.js';
 import type { ProjectService } from '../projects/index.js';
 import type { Scheduler } from '../scheduler/index.js';
@@ -75,8 +75,11 @@ export class Engine {
   readonly actions: TaskActions;
   readonly input: InputBroker;
   readonly precut: Precutter;
-  /** StepContext.services: capabilities other rooms add for their step types (agents, MCP). */
-  readonly stepServices: Record<string, unknown> = {};
+  /**
+   * What other rooms lend a step at run time (StepContext.agents, .mcp; decision 224): filled by
+   * kernel.ts once those rooms exist, read by each attempt as it starts.
+   */
+  readonly stepHost: StepHost = {};
   /** Hooks other rooms fill (chats: the open chat linking a task). */
   openChat: (taskId: number) => number | null = () => null;
   /** The open chats linking a page of tasks, by task id: one read per list page (decision 233). */
@@ -115,7 +118,7 @@ export class Engine {
     this.runner = new Runner(
       {
         input: this.input,
-        services: this.stepServices,
+        host: this.stepHost,
         store: d.store,
         disk: d.disk,
         procMark: procMarkPrefix(d.paths.dataDir),

@@ -37,6 +37,7 @@ import {
 import type { WorkflowPort } from './ports.js';
 import { evaluateGuard, renderPlain } from './render.js';
 import type { RunnerDeps } from './runner-deps.js';
+import { checkedFlow } from './step-def.js';
 
 export interface FlowDeps extends RunnerDeps {
   workflows: WorkflowPort;
@@ -380,7 +381,7 @@ export async function runFlow(
     commitMerge: (message) => commitMerge(worktree, message),
   };
   try {
-    const outcome = await stepType.flow(ctx, step as Record<string, unknown>);
+    const outcome = await checkedFlow(stepType, ctx, step);
     // What the join merged, judged by git, so `children` counts it truthfully (decision 191).
     const spawned = lanesAt(deps.store.db, task.id, index);
     if (spawned.length > 0 && existsSync(worktree))

@@ -14,6 +14,7 @@ import {
   LineSplitter,
   type OutputBatch,
   OutputLines,
+  OutputQueue,
   type RunningProcess,
   resolveEnvironment,
   startProcess,
@@ -127,21 +128,31 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     s.onOutput?.({ phase: req.phase, stream, text, offset: put.offset });
   };
   let proc: RunningProcess | null = null;
-  let held = false;
-  const onChunk = (stream: 'stdout' | 'stderr') => (c: Buffer) => {
+  // Reading stops while either the transcript's disk writes or the queue of chunks read and not
+  // yet encoded is behind; it starts again once neither is (decisions 232, 239).
+  let holds = 0;
+  const hold = (on: boolean) => {
+    holds += on ? 1 : -1;
+    if (on && holds === 1) proc?.pauseOutput();
+    else if (!on && holds === 0) proc?.resumeOutput();
+  };
+  let diskHeld = false;
+  const handle = (stream: 'stdout' | 'stderr', c: Buffer) => {
     if (raw) split[stream].push(c, onRawLine(stream));
     else onBatch(stream, lines[stream].push(c, ts()));
     // The disk is behind: stop reading until it catches up, so the producer waits on its pipe.
-    if (!held && proc && transcript.pending > TRANSCRIPT_HIGH_WATER) {
-      held = true;
-      const p = proc;
-      p.pauseOutput();
+    if (!diskHeld && transcript.pending > TRANSCRIPT_HIGH_WATER) {
+      diskHeld = true;
+      hold(true);
       void transcript.drained().then(() => {
-        held = false;
-        p.resumeOutput();
+        diskHeld = false;
+        hold(false);
       });
     }
   };
+  // Chunks are encoded in turns shared with every other running process (output-pump.ts).
+  const queue = new OutputQueue(handle, hold);
+  const onChunk = (stream: 'stdout' | 'stderr') => (c: Buffer) => queue.push(stream, c);
   let launch = { file: req.file, args: req.args, env };
   let onTerminate: (() => void) | undefined;
   if (s.container) {
@@ -210,6 +221,7 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     resumeTimeout: () => started.resumeTimeout(),
   });
   const r = await started.done;
+  await queue.idle();
   s.onProcess?.(null);
   if (raw) {
     split.stdout.flush(onRawLine('stdout'));

@@ -7,7 +7,7 @@
  * tasks it creates are held to `mcp.max_depth` and `mcp.max_tasks` (the engine checks them).
  * Lives in the kernel, not plugins/, because every tool is a call into kernel services
  * (decision 120). Uses: engine, projects, workflows, config, doctor, daemon, clock.
- * Used by: kernel.ts (routes, front door), the agent step (through StepContext.services.mcp).
+ * Used by: kernel.ts (routes, front door), steps (through StepContext.mcp).
  * Decisions: 120–125.
  */
 export { mcpRoutes } from './route.js';

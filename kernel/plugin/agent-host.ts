@@ -1,11 +1,12 @@
 /**
- * What the agent step type needs from the kernel at run time, found at
- * `StepContext.services.agents` (the kernel's agents service implements it, decision 040). It is
- * a plugin-side contract so the step plugin imports only this door; everything with state (the
- * probe cache, quota, step-run rows) stays in the kernel.
+ * What the agent step type needs from the kernel at run time, found at `StepContext.agents` (the
+ * kernel's agents service implements it, decision 040; a typed member, decision 224). It is a
+ * plugin-side contract so the step plugin imports only this door; everything with state (the
+ * probe cache, quota, step-run rows) stays in the kernel. It names the attempt it serves as an
+ * `AttemptView`, not the StepContext that carries it, so neither file imports the other.
  */
 import type { AgentAdapter, QuotaWindow, UsageTotals } from './agent.js';
-import type { StepContext } from './step-run.js';
+import type { AttemptView } from './step-view.js';
 
 /** An installed CLI ready to run, or why there is none (the step then fails `agent_unavailable`). */
 export type LocatedAgent =
@@ -42,7 +43,7 @@ export interface AgentHost {
    */
   resolve(
     step: Readonly<Record<string, unknown>>,
-    ctx: Pick<StepContext, 'task' | 'setting'>,
+    ctx: Pick<AttemptView, 'task' | 'setting'>,
   ): ResolvedAgentValues;
   /** The binary to run and its probed version; probes on a cold cache, never on a warm one. */
   locate(name: string): Promise<LocatedAgent>;
@@ -56,7 +57,7 @@ export interface AgentHost {
    * The per-step MCP endpoint (SPEC §4.7, `mcp.wire_steps`). The seam issue 9 fills: until then it
    * answers null and no run is wired. Called once per attempt, after the plan's refusals.
    */
-  mcpFor(ctx: StepContext, agent: string): Promise<StepMcpEndpoint | null>;
+  mcpFor(ctx: AttemptView, agent: string): Promise<StepMcpEndpoint | null>;
   /** The latest session of `agent` in this task, for a follow-up prompt to continue; null: none. */
   sessionToContinue(taskId: number, agent: string): ContinuableSession | null;
   /** Writes agent, model and effort on the attempt's row as soon as they are known (null: the CLI decides). */

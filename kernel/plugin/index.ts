@@ -129,6 +129,7 @@ export {
   type StepTypeMeta,
   type StepValidationContext,
 } from './step.js';
+export type { StepClock, StepHost, StepMcpHost } from './step-host.js';
 export {
   AGENT_KEY_SCHEMAS,
   AGENT_ROWS,
@@ -149,11 +150,13 @@ export {
   workflowDurationMs,
 } from './step-keys.js';
 export type {
+  AttemptView,
   ChildVerdict,
   FlowContext,
   FlowOutcome,
   InputOutcome,
   InputWait,
+  KernelStepKeys,
   LaneSpec,
   LaneView,
   LoopPosition,
@@ -163,6 +166,7 @@ export type {
   SpawnOutcome,
   SpawnRequest,
   StepContext,
+  StepDefOf,
   StepFlow,
   StepOutcome,
   StepRun,
@@ -171,7 +175,7 @@ export type {
   StepView,
   TaskView,
 } from './step-run.js';
-export { templateFailure } from './step-run.js';
+export { KERNEL_STEP_KEYS, templateFailure } from './step-run.js';
 export {
   type AcceptResult,
   type DangerousValue,

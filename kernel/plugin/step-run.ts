@@ -3,8 +3,14 @@
  * attempt of a step and returns an outcome; it never writes task state (the engine applies the
  * outcome through the transition table). Everything a step may touch comes through the context:
  * rendering, spawning (environment policy, timeout, process-group kill, transcript, live output),
- * the cancellation signal and the clock.
+ * the cancellation signal and the clock. `def` is the step as its type's schema describes it: the
+ * engine checks the snapshot step against `meta.schema` before `run` or `flow` (decision 223).
  */
+import type { AgentHost } from './agent-host.js';
+import type { StepClock, StepMcpHost } from './step-host.js';
+import type { StepView, TaskView } from './step-view.js';
+
+export type { AttemptView, StepView, TaskView } from './step-view.js';
 
 export type StepFailureReason = string;
 
@@ -62,36 +68,6 @@ export interface StepUsage {
   output_tokens?: number | null;
   cost_usd?: number | null;
   session_id?: string | null;
-}
-
-export interface TaskView {
-  id: number;
-  title: string;
-  description: string;
-  workflow: string;
-  fields: Record<string, string>;
-  branch: string;
-  base_branch: string;
-  worktree: string;
-  project: { id: number; name: string; path: string; default_branch: string };
-  restricted: boolean;
-  /** Task-level agent overrides (SPEC §4.4 create), null when unset. */
-  agent_override: string | null;
-  model_override: string | null;
-  effort_override: string | null;
-  /** The task's own prompt (create body `prompt`), empty when unset. */
-  prompt: string;
-}
-
-export interface StepView {
-  id: string;
-  name: string;
-  type: string;
-  index: number;
-  attempt: number;
-  iteration: number;
-  item: string | null;
-  run_id: number;
 }
 
 export interface SpawnRequest {
@@ -214,11 +190,45 @@ export interface StepContext {
    * `POST /v1/tasks/{id}/answer`, the input timeout passes, or the task is cancelled.
    */
   requestInput(wait: InputWait): Promise<InputOutcome>;
-  /** Capabilities other rooms add for their step types (the agent host, MCP wiring, …). */
-  readonly services: Readonly<Record<string, unknown>>;
+  /**
+   * The kernel's agents service (probes, quota, rows; decision 040), or null when this daemon has
+   * none wired in: an agent step then fails `agent_unavailable`.
+   */
+  readonly agents: AgentHost | null;
+  /** The MCP server's per-step endpoints (SPEC §4.7), or null when this daemon has no MCP server. */
+  readonly mcp: StepMcpHost | null;
+  /** The daemon's clock, read-only (tests advance it; a step never reads the wall). */
+  readonly clock: StepClock;
 }
 
-export type StepRun = (ctx: StepContext, def: Record<string, unknown>) => Promise<StepOutcome>;
+/**
+ * Keys the kernel itself writes on steps, never authored (a type's strict schema refuses them in
+ * a workflow file): the engine leaves them out when it checks a snapshot step against the
+ * schema, and hands them to `run` and `flow` beside the typed keys (decision 223).
+ */
+export type KernelStepKeys = {
+  /** The prompt is a human's literal words (a repair or a follow-up), not a template. */
+  literal_prompt?: boolean;
+  /** Continue the task's latest session of the CLI (a follow-up prompt, decision 044). */
+  continue_session?: boolean;
+  /** The includes a spliced step came through, outermost first (decision 025). */
+  resolved_from?: string[];
+  /** The defaults an include carried in for keys the step does not set (decision 025). */
+  include_defaults?: Readonly<Record<string, unknown>>;
+};
+
+export const KERNEL_STEP_KEYS = [
+  'literal_prompt',
+  'continue_session',
+  'resolved_from',
+  'include_defaults',
+] as const satisfies readonly (keyof KernelStepKeys)[];
+
+/** The definition `run` and `flow` receive: the step as its schema types it, with the kernel's keys. */
+export type StepDefOf<D> = D & KernelStepKeys;
+
+/** One attempt of a step of type `D` (StepType.run). */
+export type StepRun<D = unknown> = (ctx: StepContext, def: StepDefOf<D>) => Promise<StepOutcome>;
 
 // ─── control flow ────────────────────────────────────────────────────────────────────────────
 // Structural step types (parallel, loop, condition, break, fan_out) do not run one process: they
@@ -384,4 +394,5 @@ export interface FlowContext {
   commitMerge(message: string): Promise<MergeResult>;
 }
 
-export type StepFlow = (ctx: FlowContext, def: Record<string, unknown>) => Promise<FlowOutcome>;
+/** A structural step of type `D` composing its children (StepType.flow). */
+export type StepFlow<D = unknown> = (ctx: FlowContext, def: StepDefOf<D>) => Promise<FlowOutcome>;

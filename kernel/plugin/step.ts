@@ -192,10 +192,20 @@ export interface StepType<D = unknown> {
   children?(def: D): readonly StepChildren[];
   /** Load-time rules beyond the schema; an empty list means none failed. */
   validate?(def: D, ctx: StepValidationContext): readonly StepFinding[];
-  /** Runs one attempt (engine-owned contract in step-run.ts). Absent for purely structural types. */
-  run?: import('./step-run.js').StepRun;
+  /**
+   * Runs one attempt (engine-owned contract in step-run.ts). Absent for purely structural types.
+   * `def` is typed by `meta.schema`: the engine checks the step against it first (decision 223).
+   * Method syntax, so a `StepType<CommandStep>` registers where a `StepType` is expected.
+   */
+  run?(
+    ctx: import('./step-run.js').StepContext,
+    def: import('./step-run.js').StepDefOf<D>,
+  ): Promise<import('./step-run.js').StepOutcome>;
   /** Composes other steps (parallel, loop, condition, break, fan_out) with the engine's flow primitives. */
-  flow?: import('./step-run.js').StepFlow;
+  flow?(
+    ctx: import('./step-run.js').FlowContext,
+    def: import('./step-run.js').StepDefOf<D>,
+  ): Promise<import('./step-run.js').FlowOutcome>;
 }
 
 /** Identity helper that types a step type module; the registry checks the shape at registration. */

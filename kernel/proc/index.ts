@@ -13,6 +13,7 @@ export {
 export { type EnvironmentPolicy, resolveEnvironment } from './env.js';
 export { killMarked, MARK_VAR, markedPids, procMarkPrefix, signalMarked } from './marks.js';
 export { type OutputBatch, OutputLines } from './output-lines.js';
+export { OutputQueue, QUEUE_HOLD, SLICE_MS } from './output-pump.js';
 export {
   KILL_GRACE_MS,
   killOrphan,

@@ -78,16 +78,16 @@ export const httpStep = defineStepType<HttpStep>({
     return out;
   },
   async run(ctx, def) {
-    const method = String(def.method ?? 'GET');
+    const method = def.method ?? 'GET';
     let url: string;
     let body: string | undefined;
     try {
-      url = ctx.render(String(def.url)).text.trim();
-      body = def.body === undefined ? undefined : ctx.render(String(def.body)).text;
+      url = ctx.render(def.url).text.trim();
+      body = def.body === undefined ? undefined : ctx.render(def.body).text;
     } catch (err) {
       return templateFailure(err);
     }
-    const headers = (def.headers ?? {}) as Record<string, string>;
+    const headers: Record<string, string> = def.headers ?? {};
     ctx.annotate('http_request', { method, url, headers: Object.keys(headers) });
     // The step's timeout bounds the call; cancel aborts it at once.
     const ac = new AbortController();

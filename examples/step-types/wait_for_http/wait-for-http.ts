@@ -68,12 +68,12 @@ export const waitForHttpStep = defineStepType<WaitForHttp>({
   async run(ctx, def) {
     let url: string;
     try {
-      url = ctx.render(String(def.url)).text.trim();
+      url = ctx.render(def.url).text.trim();
     } catch (err) {
       return templateFailure(err);
     }
-    const want = typeof def.status === 'number' ? def.status : 200;
-    const every = workflowDurationMs(String(def.interval ?? '2s')) ?? 2000;
+    const want = def.status ?? 200;
+    const every = workflowDurationMs(def.interval ?? '2s') ?? 2000;
     const deadline = Date.now() + ctx.timeoutMs('command');
     while (!ctx.signal.aborted && Date.now() < deadline) {
       const got = await fetch(url, { signal: ctx.signal }).then(

@@ -5,18 +5,19 @@
  * `on_input`; decision 160), and map the verdict to an outcome (decision 046): a usage limit
  * interrupts without spending a retry, everything else fails with the verdict's reason, and a
  * success still has to pass the `check`. The kernel side (probe cache, quota, rows) is reached
- * through `ctx.services.agents` (`AgentHost`).
+ * through `ctx.agents` (`AgentHost`, decision 224).
  */
 import {
-  type AgentHost,
   type ContinuableSession,
   type OnInput,
   type PermissionMode,
   runAgentTurn,
   type StepContext,
+  type StepDefOf,
   type StepOutcome,
   type StepUsage,
 } from '../../../kernel/plugin/index.js';
+import type { AgentStep } from './schema.js';
 
 export const AGENT_REASONS = [
   'nonzero_exit',
@@ -101,9 +102,9 @@ async function runCheck(
 
 export async function runAgentStep(
   ctx: StepContext,
-  def: Record<string, unknown>,
+  def: StepDefOf<AgentStep>,
 ): Promise<StepOutcome> {
-  const host = ctx.services.agents as AgentHost | undefined;
+  const host = ctx.agents;
   if (!host) return failed('agent_unavailable', 'this daemon has no agent host wired in');
   const values = host.resolve(def, ctx);
   const name = values.agent.value;
@@ -116,7 +117,7 @@ export async function runAgentStep(
     effort: values.effort.value || null,
   });
 
-  let prompt = String(def.prompt ?? '');
+  let prompt = def.prompt;
   // Repair and follow-up prompts are a human's literal words (SPEC §4.4); workflow prompts are templates.
   if (def.literal_prompt !== true) {
     try {
@@ -199,7 +200,7 @@ export async function runAgentStep(
     case 'failed':
       return failed(verdict.reason, verdict.message, exit);
     case 'succeeded': {
-      const check = typeof def.check === 'string' && def.check.trim() !== '' ? def.check : null;
+      const check = def.check !== undefined && def.check.trim() !== '' ? def.check : null;
       const outcome = check
         ? await runCheck(ctx, check, usage, turn.exit_code, verdict.result_text)
         : ({

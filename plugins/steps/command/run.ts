@@ -4,6 +4,7 @@
  * environment variable references (StepContext.render with `shell: true`); `env:` is literal.
  */
 import type { StepContext, StepOutcome } from '../../../kernel/plugin/index.js';
+import type { CommandStep } from './schema.js';
 
 export const COMMAND_REASONS = [
   'nonzero_exit',
@@ -47,15 +48,9 @@ export function shellFor(
   }
 }
 
-function literalEnv(env: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (env && typeof env === 'object') for (const [k, v] of Object.entries(env)) out[k] = String(v);
-  return out;
-}
-
 async function runPhase(
   ctx: StepContext,
-  def: Record<string, unknown>,
+  def: CommandStep,
   phase: 'run' | 'check',
   source: string,
   timeoutMs: number,
@@ -66,16 +61,16 @@ async function runPhase(
   } catch (err) {
     return { kind: 'template_error' as const, message: (err as Error).message };
   }
-  const shell = shellFor(ctx, typeof def.shell === 'string' ? def.shell : undefined, rendered.text);
+  const shell = shellFor(ctx, def.shell, rendered.text);
   if (!shell)
     return {
       kind: 'shell_unavailable' as const,
-      message: `shell ${String(def.shell ?? 'default')} is not installed`,
+      message: `shell ${def.shell ?? 'default'} is not installed`,
     };
   const r = await ctx.spawn({
     file: shell.file,
     args: shell.args,
-    env: { ...literalEnv(def.env), ...rendered.env },
+    env: { ...def.env, ...rendered.env },
     timeoutMs,
     phase,
     display: rendered.text,
@@ -83,11 +78,8 @@ async function runPhase(
   return { kind: 'ran' as const, r };
 }
 
-export async function runCommand(
-  ctx: StepContext,
-  def: Record<string, unknown>,
-): Promise<StepOutcome> {
-  const main = await runPhase(ctx, def, 'run', String(def.run ?? ''), ctx.timeoutMs('command'));
+export async function runCommand(ctx: StepContext, def: CommandStep): Promise<StepOutcome> {
+  const main = await runPhase(ctx, def, 'run', def.run, ctx.timeoutMs('command'));
   if (main.kind !== 'ran') return { kind: 'failed', reason: main.kind, message: main.message };
   const r = main.r;
   if (r.cancelled) return { kind: 'cancelled' };
@@ -107,7 +99,7 @@ export async function runCommand(
       exit_code: r.exit_code,
     };
   }
-  if (typeof def.check === 'string' && def.check.trim() !== '') {
+  if (def.check !== undefined && def.check.trim() !== '') {
     const check = await runPhase(ctx, def, 'check', def.check, ctx.checkTimeoutMs());
     if (check.kind !== 'ran')
       return { kind: 'failed', reason: check.kind, message: check.message, exit_code: 0 };

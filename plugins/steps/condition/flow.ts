@@ -1,8 +1,9 @@
 /** A condition at the top level (decision 024): true goes on, false ends the workflow; the task is done. */
 import type { StepFlow } from '../../../kernel/plugin/index.js';
+import type { ConditionStep } from './schema.js';
 
-export const conditionFlow: StepFlow = async (ctx, def) => {
-  const template = String(def.if ?? '');
+export const conditionFlow: StepFlow<ConditionStep> = async (ctx, def) => {
+  const template = def.if;
   const g = ctx.guard(template);
   if (!g.ok) {
     ctx.record({

@@ -11,41 +11,43 @@ import type {
   LaneSpec,
   LaneView,
   LoopPosition,
+  StepDefOf,
   StepFlow,
 } from '../../../kernel/plugin/index.js';
+import type { FanOutStep, Lane } from './schema.js';
 
-type LaneDef = Record<string, unknown> & { id: string };
 const SETTLED = new Set(['done', 'aborted', 'archived']);
 
 function laneSpec(
   ctx: FlowContext,
-  lane: LaneDef,
+  lane: Lane,
   id: string,
   order: number,
   at?: LoopPosition,
 ): LaneSpec {
   const fields: Record<string, string> = {};
-  for (const [k, v] of Object.entries((lane.fields as Record<string, unknown> | undefined) ?? {})) {
+  for (const [k, v] of Object.entries(lane.fields ?? {})) {
     fields[k] = typeof v === 'string' ? ctx.render(v, at) : String(v);
   }
   const spec: LaneSpec = { id, order, fields };
-  if (typeof lane.workflow === 'string') spec.workflow = lane.workflow;
-  if (Array.isArray(lane.steps)) spec.steps = lane.steps;
-  for (const k of ['agent', 'model', 'effort'] as const)
-    if (typeof lane[k] === 'string') spec[k] = lane[k] as string;
-  if (typeof lane.priority === 'number') spec.priority = lane.priority;
+  if (lane.workflow !== undefined) spec.workflow = lane.workflow;
+  if (lane.steps !== undefined) spec.steps = lane.steps;
+  for (const k of ['agent', 'model', 'effort'] as const) {
+    const value = lane[k];
+    if (value !== undefined) spec[k] = value;
+  }
+  if (lane.priority !== undefined) spec.priority = lane.priority;
   if (at?.item !== undefined && at.item !== null)
     spec.item = { value: at.item, iteration: at.iteration, total: at.total ?? 0 };
   return spec;
 }
 
 /** The lanes this step declares, expanded and guarded, in merge order. */
-function select(ctx: FlowContext, def: Record<string, unknown>): LaneSpec[] | { error: string } {
-  const candidates: Array<{ lane: LaneDef; id: string; at?: LoopPosition }> = [];
-  if (Array.isArray(def.lanes))
-    for (const lane of def.lanes as LaneDef[]) candidates.push({ lane, id: lane.id });
-  else if (def.lane && typeof def.lane === 'object') {
-    const lane = def.lane as LaneDef;
+function select(ctx: FlowContext, def: FanOutStep): LaneSpec[] | { error: string } {
+  const candidates: Array<{ lane: Lane; id: string; at?: LoopPosition }> = [];
+  if (def.lanes !== undefined) for (const lane of def.lanes) candidates.push({ lane, id: lane.id });
+  else if (def.lane !== undefined) {
+    const lane = def.lane;
     const items = ctx.items(lane.for_each);
     items.forEach((item, i) => {
       candidates.push({
@@ -67,7 +69,7 @@ function select(ctx: FlowContext, def: Record<string, unknown>): LaneSpec[] | { 
   return out;
 }
 
-export const fanOutFlow: StepFlow = async (ctx, def): Promise<FlowOutcome> => {
+export const fanOutFlow: StepFlow<FanOutStep> = async (ctx, def): Promise<FlowOutcome> => {
   const lanes = ctx.lanes();
   if (lanes.length === 0) {
     if (
@@ -107,10 +109,10 @@ export const fanOutFlow: StepFlow = async (ctx, def): Promise<FlowOutcome> => {
 
 async function join(
   ctx: FlowContext,
-  def: Record<string, unknown>,
+  def: StepDefOf<FanOutStep>,
   lanes: LaneView[],
 ): Promise<FlowOutcome> {
-  const merge = (def.merge ?? {}) as { on_conflict?: string; agent?: Record<string, unknown> };
+  const merge: NonNullable<FanOutStep['merge']> = def.merge ?? {};
   const eager = def.schedule === 'eager';
   const pending = await ctx.pendingMerge();
   if (pending.kind === 'conflicted') return conflict(ctx, pending.paths);
@@ -138,9 +140,10 @@ async function join(
       return failedJoin(ctx, 'git_error', r.message);
     } else {
       if (merge.on_conflict !== 'agent' || !merge.agent) return conflict(ctx, r.paths);
+      // The resolver is an agent step of its own (checked as one at load and at its attempt).
       const resolver: Record<string, unknown> = {
         type: 'agent',
-        ...merge.agent,
+        ...(merge.agent as Record<string, unknown>),
         max_retries: 0,
         retry_backoff: '0s',
       };

@@ -6,14 +6,15 @@
  * ends the iteration. A list longer than the ceiling blocks `loop_limit` before iteration 1.
  */
 import type { FlowOutcome, LoopPosition, StepFlow } from '../../../kernel/plugin/index.js';
+import type { LoopStep } from './schema.js';
 
+/** A body step as the snapshot holds it: its own type's business, with the id the snapshot gave it. */
 type Body = Record<string, unknown> & { id: string; type: string };
 
-export const loopFlow: StepFlow = async (ctx, def): Promise<FlowOutcome> => {
-  const body = (Array.isArray(def.steps) ? def.steps : []) as Body[];
+export const loopFlow: StepFlow<LoopStep> = async (ctx, def): Promise<FlowOutcome> => {
+  const body = def.steps as Body[];
   const bodyIds = new Set(body.map((s) => s.id));
-  const ceiling =
-    typeof def.max_iterations === 'number' ? def.max_iterations : ctx.limits().loop_max_iterations;
+  const ceiling = def.max_iterations ?? ctx.limits().loop_max_iterations;
   const history = ctx.history().filter((r) => bodyIds.has(r.step_id) && r.iteration > 0);
   const recorded = new Map<number, string | null>();
   // Latest row per body step and iteration, read once: each pair is looked up before its own run.
@@ -25,7 +26,7 @@ export const loopFlow: StepFlow = async (ctx, def): Promise<FlowOutcome> => {
   const started = Math.max(0, ...recorded.keys());
 
   let items: Array<string | null>;
-  if (typeof def.count === 'number') {
+  if (def.count !== undefined) {
     if (def.count > ceiling && started === 0)
       return {
         kind: 'blocked',

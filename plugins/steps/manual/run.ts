@@ -4,13 +4,11 @@ import {
   type StepOutcome,
   templateFailure,
 } from '../../../kernel/plugin/index.js';
+import type { ManualStep } from './schema.js';
 
-export async function runManual(
-  ctx: StepContext,
-  def: Record<string, unknown>,
-): Promise<StepOutcome> {
+export async function runManual(ctx: StepContext, def: ManualStep): Promise<StepOutcome> {
   try {
-    return { kind: 'awaiting_gate', instructions: ctx.render(String(def.instructions ?? '')).text };
+    return { kind: 'awaiting_gate', instructions: ctx.render(def.instructions).text };
   } catch (err) {
     return templateFailure(err);
   }

@@ -5,12 +5,14 @@
  * latest attempt did not pass. A sub-step backing off takes the group with it.
  */
 import type { ChildVerdict, FlowOutcome, StepFlow } from '../../../kernel/plugin/index.js';
+import type { ParallelStep } from './schema.js';
 
+/** A sub-step as the snapshot holds it: its own type's business, with the id the snapshot gave it. */
 type Sub = Record<string, unknown> & { id: string };
 
-export const parallelFlow: StepFlow = async (ctx, def) => {
-  const subs = (Array.isArray(def.steps) ? def.steps : []) as Sub[];
-  const max = typeof def.max_parallel === 'number' ? def.max_parallel : ctx.limits().parallel_max;
+export const parallelFlow: StepFlow<ParallelStep> = async (ctx, def) => {
+  const subs = def.steps as Sub[];
+  const max = def.max_parallel ?? ctx.limits().parallel_max;
   const history = ctx.history();
   const latest = new Map<string, (typeof history)[number]>();
   for (const r of history) if (r.iteration === 0) latest.set(r.step_id, r);

@@ -71,25 +71,43 @@ const TOKENS: number[][] = [
   [0xc0, 0xaf], // an overlong encoding
 ];
 
-const stream = fc
-  .tuple(
-    fc.array(fc.constantFrom(...TOKENS), { maxLength: 120 }),
-    fc.array(fc.nat(), { maxLength: 8 }),
-  )
-  .map(([tokens, cuts]) => {
-    const bytes = Buffer.from(tokens.flat());
-    const at = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))].sort(
-      (a, b) => a - b,
-    );
-    const chunks: Buffer[] = [];
-    let from = 0;
-    for (const c of at) {
-      chunks.push(bytes.subarray(from, c));
-      from = c;
-    }
-    chunks.push(bytes.subarray(from));
-    return chunks;
-  });
+/** Output that needs no JSON escaping: the path that frames lines as bytes (decision 239). */
+const CLEAN: number[][] = [
+  [0x61],
+  [0x7a, 0x20],
+  [0x0a],
+  [0x0a],
+  [0x0d, 0x0a],
+  [0x7f],
+  [0xef, 0xbb, 0xbf],
+  [0xc3, 0xa9],
+  [0xe2, 0x82, 0xac],
+  [0xf0, 0x9f, 0x98, 0x80],
+  [0xe2, 0x80, 0xa8],
+  [0xc2, 0x85], // a C1 control (NEL), which JSON.stringify does not escape
+];
+
+const streamOf = (tokens: number[][]) =>
+  fc
+    .tuple(
+      fc.array(fc.constantFrom(...tokens), { maxLength: 120 }),
+      fc.array(fc.nat(), { maxLength: 8 }),
+    )
+    .map(([tokens, cuts]) => {
+      const bytes = Buffer.from(tokens.flat());
+      const at = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))].sort(
+        (a, b) => a - b,
+      );
+      const chunks: Buffer[] = [];
+      let from = 0;
+      for (const c of at) {
+        chunks.push(bytes.subarray(from, c));
+        from = c;
+      }
+      chunks.push(bytes.subarray(from));
+      return chunks;
+    });
+const stream = streamOf(TOKENS);
 
 describe('command output encoded a chunk at a time', () => {
   it('gives the same transcript bytes and texts as one line at a time, however the stream is cut', () => {
@@ -101,6 +119,18 @@ describe('command output encoded a chunk at a time', () => {
         expect(got.texts).toEqual(want.texts);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('gives the same bytes for output that needs no escaping, framed without a string', () => {
+    fc.assert(
+      fc.property(streamOf(CLEAN), (chunks) => {
+        const want = perLine(chunks, 'run', 'stdout');
+        const got = batched(chunks, 'run', 'stdout');
+        expect(got.bytes.equals(want.bytes)).toBe(true);
+        expect(got.texts).toEqual(want.texts);
+      }),
+      { numRuns: 2000 },
     );
   });
 
