@@ -76,14 +76,15 @@ const bins: Array<[string, string | undefined]> = [
   [`--against ${against}`, resolve(against, 'dist/bin/svc.js')],
 ];
 const sides: Side[] = [];
-for (const [i, [name, bin]] of bins.entries()) {
-  const paths = prepare(join(root, `side${i}`), QUIET_CONFIG);
-  mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
-  copyFileSync(seedPaths.dbFile, paths.dbFile);
-  sides.push({ name, daemon: await spawnDaemon(paths, { bin }) });
-}
 const load0 = loadavg()[0] ?? 0;
 try {
+  // Inside the try: a build that never answers must not leave the other's daemon running.
+  for (const [i, [name, bin]] of bins.entries()) {
+    const paths = prepare(join(root, `side${i}`), QUIET_CONFIG);
+    mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
+    copyFileSync(seedPaths.dbFile, paths.dbFile);
+    sides.push({ name, daemon: await spawnDaemon(paths, { bin }) });
+  }
   const forms: Array<[string, string, number, boolean, number]> = [
     ['first page (100 rows)', '', 100, false, firstPages],
     ['whole list (default)', '', 1000, true, rounds],
