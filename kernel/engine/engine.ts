@@ -354,6 +354,25 @@ export class Engine {
     };
   }
 
+  /**
+   * `list` with each row stringified as soon as it is built (GET /v1/tasks, decision 237): the
+   * texts are what `JSON.stringify` gives each of `list`'s rows.
+   */
+  listTexts(q: ListQuery): { texts: string[]; next_cursor: number | null } {
+    const limit = q.limit ?? (q.parent_id !== undefined ? LANES_UNPAGED : LIST_PAGE_DEFAULT);
+    const { rows, more } = this.lister.rows(q, limit);
+    const chats = this.openChats(rows.map((r) => r.id));
+    const view = this.lister.viewer(
+      rows,
+      { decorate: this.viewContext().decorate, types: this.d.registry },
+      chats,
+    );
+    return {
+      texts: rows.map((r) => JSON.stringify(view(r))),
+      next_cursor: more && q.parent_id === undefined ? (rows.at(-1)?.id ?? null) : null,
+    };
+  }
+
   async create(body: CreateTask, opts: CreateOptions = {}) {
     // A task created on a full disk could not run anyway; refusing it up front keeps what room is
     // left for the outcomes of the tasks already running (decision 180).

@@ -106,9 +106,11 @@ export class TaskLister {
         CASE WHEN json_extract(t.steps_outline, ${step} || '[1]') IN (SELECT value FROM json_each(?))
           THEN json_extract(t.workflow_snapshot, '$.steps[' || t.current_step || ']') END,
         ${spend('SUM(s.cost_usd)')}, ${spend('SUM(s.input_tokens)')}, ${spend('SUM(s.output_tokens)')}
-      FROM page JOIN tasks t ON t.id = page.id
+      FROM page CROSS JOIN tasks t ON t.id = page.id
       LEFT JOIN projects p ON p.id = t.project_id
       ORDER BY ${order}`;
+    // CROSS JOIN keeps the page's ids the outer loop: with a plain JOIN and no cursor, SQLite
+    // chose to scan every task row in id order to skip sorting the page (decision 237).
     // Arrays, not objects, from SQLite: building a 50-key object per row in the binding cost more
     // than the rest of the page (decision 233).
     const raw = this.db
@@ -137,6 +139,19 @@ export class TaskLister {
     ctx: Omit<ViewContext, 'projectName' | 'openChat'>,
     openChats: Map<number, number>,
   ): Array<Record<string, unknown>> {
+    return rows.map(this.viewer(rows, ctx, openChats));
+  }
+
+  /**
+   * What turns one of `rows` into its list row. The route builds and stringifies rows one at a
+   * time with it, so a page's views die young instead of outliving the daemon's small young
+   * generation (decision 237).
+   */
+  viewer(
+    rows: ListedRow[],
+    ctx: Omit<ViewContext, 'projectName' | 'openChat'>,
+    openChats: Map<number, number>,
+  ): (r: ListedRow) => Record<string, unknown> {
     const names = new Map<number, string>();
     for (const r of rows) names.set(r.project_id, r.__project ?? '');
     const context: ViewContext = {
@@ -144,7 +159,7 @@ export class TaskLister {
       projectName: (id) => names.get(id) ?? '',
       openChat: (id) => openChats.get(id) ?? null,
     };
-    return rows.map((r) => {
+    return (r) => {
       const name = r.__step === null ? '' : r.__step;
       const steps: StepDef[] = [];
       if (r.__loop_step !== null) steps[r.current_step] = JSON.parse(r.__loop_step) as StepDef;
@@ -156,6 +171,6 @@ export class TaskLister {
         input_tokens: r.__input ?? 0,
         output_tokens: r.__output ?? 0,
       });
-    });
+    };
   }
 }
