@@ -137,6 +137,7 @@ export function buildContainer(seed: ContainerSeed): AwilixContainer<Cradle> {
           projects: c.projects,
           engine: c.engine,
           agents: c.agents,
+          registry: c.registry,
         }),
     ).singleton(),
     scheduler: asFunction(

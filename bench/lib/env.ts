@@ -176,6 +176,8 @@ export interface SpawnOptions {
   probe?: boolean;
   /** Run the plain tsc output instead of the bundle (profiles then name each module). */
   unbundled?: boolean;
+  /** Another build's `bin/svc.js` (bench/list-ab.ts runs two builds side by side). */
+  bin?: string;
 }
 
 /** Starts `svc daemon run` in its own process with the flags `svc daemon start` gives it. */
@@ -183,7 +185,13 @@ export async function spawnDaemon(paths: Paths, opts: SpawnOptions = {}): Promis
   const t0 = now();
   const child = spawn(
     process.execPath,
-    [...DAEMON_NODE_FLAGS, ...(opts.probe ? ['--import', PROBE] : []), SVC_BIN, 'daemon', 'run'],
+    [
+      ...DAEMON_NODE_FLAGS,
+      ...(opts.probe ? ['--import', PROBE] : []),
+      opts.bin ?? SVC_BIN,
+      'daemon',
+      'run',
+    ],
     {
       env: {
         ...process.env,

@@ -8,7 +8,7 @@ import { parrotAdapter } from './adapter.js';
 
 export default definePlugin({
   name: 'example:agents/parrot',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerAgent(parrotAdapter);
   },

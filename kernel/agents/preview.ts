@@ -7,7 +7,7 @@
  */
 import { branchFor, type WorkflowSnapshot } from '../engine/index.js';
 import { isSvcError } from '../errors.js';
-import type { AgentValueSource } from '../plugin/index.js';
+import { type AgentValueSource, runsAgent } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import type { StepTypeLookup } from '../workflows/index.js';
 import { agentSteps, resolveAgentValues } from './resolve.js';
@@ -92,7 +92,7 @@ export function previewSteps(
       defaults: snapshot.defaults,
       carried: step.include_defaults as Record<string, unknown> | undefined,
     };
-    const own = step.type === 'agent' ? resolveAgentValues(step, scope, service) : null;
+    const own = runsAgent(types, step.type) ? resolveAgentValues(step, scope, service) : null;
     const nested = agentSteps([step], { overrides, defaults: snapshot.defaults }, types)
       .filter((f) => f.step !== step)
       .map((f) => {

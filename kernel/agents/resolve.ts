@@ -10,7 +10,12 @@
  * merge resolvers) through the step types' own `children`, so a plugin's container type is walked
  * like a built-in.
  */
-import type { AgentAdapter, AgentValueSource, ResolvedAgentValues } from '../plugin/index.js';
+import {
+  type AgentAdapter,
+  type AgentValueSource,
+  type ResolvedAgentValues,
+  runsAgent,
+} from '../plugin/index.js';
 import { childrenOf, isRecord, type StepTypeLookup } from '../workflows/index.js';
 
 export interface AgentOverrideValues {
@@ -90,7 +95,7 @@ function pathText(base: string, path: readonly (string | number)[]): string {
 }
 
 /**
- * Every agent step of `steps`, at any depth. A lane's `agent`/`model`/`effort` apply to the lane's
+ * Every step of `steps` that runs an agent (its type declares `runsAgent`), at any depth. A lane's `agent`/`model`/`effort` apply to the lane's
  * subtree (SPEC §2.8 fan_out), as the lane's own task overrides.
  */
 export function agentSteps(
@@ -104,7 +109,7 @@ export function agentSteps(
     const own = isRecord(step.include_defaults) ? step.include_defaults : scope.carried;
     const here: StepScope = { ...scope, carried: own };
     const type = typeof step.type === 'string' ? step.type : implied;
-    if (type === 'agent') out.push({ step, scope: here, where });
+    if (runsAgent(types, type)) out.push({ step, scope: here, where });
     for (const kid of childrenOf(step, types)) {
       let inner = here;
       const lane = laneAt(step, kid.path);

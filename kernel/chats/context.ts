@@ -24,7 +24,12 @@ function fieldsText(task: TaskRow): string {
   return entries.length ? `Fields:\n${entries.map(([k, v]) => `- ${k}: ${v}`).join('\n')}` : '';
 }
 
-export function taskContext(task: TaskRow, runs: StepRunRow[]): string {
+/** `isGate`: whether a row's step type waits for a human (StepTypeMeta.waitsForHuman). */
+export function taskContext(
+  task: TaskRow,
+  runs: StepRunRow[],
+  isGate: (stepType: string) => boolean,
+): string {
   const parts = [
     `This conversation is about task ${task.id} "${task.title}", which is ${task.state}. You work in its worktree (the current directory).`,
     task.description ? `Task description:\n${task.description}` : '',
@@ -46,7 +51,7 @@ export function taskContext(task: TaskRow, runs: StepRunRow[]): string {
         );
     }
   } else if (task.state === 'awaiting_gate') {
-    const gate = runs.filter((r) => r.step_type === 'manual').at(-1);
+    const gate = runs.filter((r) => isGate(r.step_type)).at(-1);
     parts.push(
       `The task waits at a manual gate${gate ? ` (${gate.step_id})` : ''}:\n${gate?.result_summary ?? ''}`,
     );

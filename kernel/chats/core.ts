@@ -13,7 +13,7 @@ import type { Paths } from '../daemon/paths.js';
 import type { Engine } from '../engine/index.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
-import type { AgentSkill, InputWait } from '../plugin/index.js';
+import type { AgentSkill, InputWait, StepTypes } from '../plugin/index.js';
 import { procMarkPrefix } from '../proc/index.js';
 import type { ProjectService } from '../projects/index.js';
 import { StepRunsTable, type Store } from '../store/index.js';
@@ -30,6 +30,8 @@ export interface ChatDeps {
   projects: ProjectService;
   engine: Engine;
   agents: AgentService;
+  /** The step types, asked which rows are a human gate (decision 225). */
+  registry: StepTypes;
 }
 
 /** An agent's question a live turn is parked on (SPEC §3.3), answered through `answer`. */

@@ -19,7 +19,7 @@ import {
   pruneWorktrees,
   removeWorktree,
 } from '../git/index.js';
-import type { AgentAdapter } from '../plugin/index.js';
+import { type AgentAdapter, gatePredicate } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import { taskContext } from './context.js';
 import type { ChatCore } from './core.js';
@@ -312,7 +312,11 @@ export class ChatLifecycle {
       if (v !== undefined && (requested === adapter.name || body[key] !== undefined)) return v;
       return key === 'model' ? adapter.catalogue.default_model : adapter.catalogue.default_effort;
     };
-    const context = taskContext(task, this.core.runs.ofTask(task.id));
+    const context = taskContext(
+      task,
+      this.core.runs.ofTask(task.id),
+      gatePredicate(this.core.d.registry),
+    );
     return d.store.tx(() => {
       // Re-checked inside the transaction: two opens racing leave one chat.
       const again = this.core.openChatOn(task.id);

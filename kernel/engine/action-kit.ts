@@ -7,6 +7,7 @@
 import type { Clock } from '../clock/index.js';
 import type { ConfigService } from '../config/index.js';
 import type { EventLog } from '../events/index.js';
+import type { StepTypes } from '../plugin/index.js';
 import type { ProjectService } from '../projects/index.js';
 import type { StepRunsTable, Store, TaskRow, TasksTable } from '../store/index.js';
 import type { AgentPort, WorkflowPort } from './ports.js';
@@ -26,6 +27,8 @@ export interface ActionDeps {
   runner: Runner;
   workflows: WorkflowPort;
   agents: AgentPort;
+  /** The step types, asked for their declared behaviour (decision 225). */
+  registry: StepTypes;
   transcriptsDir: string;
   /** This installation's worktrees: another's are never removed (decision 194). */
   worktreesDir?: string;

@@ -9,6 +9,7 @@ import type { Project } from '../projects/index.js';
 import type { TaskRow } from '../store/index.js';
 import type { TaskState } from '../task-states.js';
 import type { ActionKit, FollowUpBody } from './action-kit.js';
+import { AGENT_STEP, COMMAND_STEP } from './kernel-steps.js';
 import { type FollowUpSpec, type RepairSpec, type StepDef, snapshotOf } from './model.js';
 import { branchNameProblem } from './refname.js';
 import { repairPrompt } from './repair.js';
@@ -72,7 +73,7 @@ export function repair(
       reason: 'no_worktree',
     });
   const snapshot = snapshotOf(first);
-  const repairStep: StepDef = { id: '__repair', type: 'agent', prompt: body.prompt };
+  const repairStep: StepDef = { id: '__repair', type: AGENT_STEP, prompt: body.prompt };
   if (body.agent) repairStep.agent = body.agent;
   if (body.model) repairStep.model = body.model;
   if (body.effort) repairStep.effort = body.effort;
@@ -126,12 +127,12 @@ export function followUp(
     warnings = wf.warnings;
   } else if (body.run !== undefined) {
     kind = 'run';
-    steps = [{ id: `follow-up-${round}`, type: 'command', run: body.run, max_retries: 0 }];
+    steps = [{ id: `follow-up-${round}`, type: COMMAND_STEP, run: body.run, max_retries: 0 }];
   } else {
     kind = 'prompt';
     const step: StepDef = {
       id: `follow-up-${round}`,
-      type: 'agent',
+      type: AGENT_STEP,
       prompt: body.prompt ?? '',
       max_retries: 0,
       // The agent continues the task's latest session of its CLI where it can (decision 044);

@@ -7,6 +7,7 @@
  */
 import { formatMs } from '../clock/index.js';
 import { SvcError } from '../errors.js';
+import { declaresKey } from '../plugin/index.js';
 import { newStepRun, type StepRunRow, type TaskRow } from '../store/index.js';
 import type { ActionDeps, FollowUpBody } from './action-kit.js';
 import { archive } from './actions-archive.js';
@@ -301,14 +302,15 @@ export class TaskActions {
         { field: 'prompt_override' },
       );
     }
-    if (body.prompt_override !== undefined && step?.type !== 'agent') {
+    // An override replaces the key of that name for one attempt: the step's type must declare it.
+    if (body.prompt_override !== undefined && !declaresKey(this.d.registry, step?.type, 'prompt')) {
       throw new SvcError(
         'validation_failed',
         `prompt_override needs an agent step; step ${step?.id ?? '?'} is ${step?.type ?? 'none'}`,
         { field: 'prompt_override' },
       );
     }
-    if (body.run_override !== undefined && step?.type !== 'command') {
+    if (body.run_override !== undefined && !declaresKey(this.d.registry, step?.type, 'run')) {
       throw new SvcError(
         'validation_failed',
         `run_override needs a command step; step ${step?.id ?? '?'} is ${step?.type ?? 'none'}`,
@@ -372,7 +374,7 @@ export class TaskActions {
       throw new SvcError('invalid_state', `cannot merge-finished a task that is ${first.state}`, {
         state: first.state,
       });
-    const lanes = checkMergeFinished(this.d.store, first);
+    const lanes = checkMergeFinished(this.d.store, first, this.d.registry);
     // The wish is on the row before any lane is cancelled: a cancel that settles the last lane
     // re-queues the parent (maybeJoin), and its join must already know to merge what finished.
     if (!this.d.states.patch(id, first.state, { join_request: MERGE_FINISHED })) {

@@ -5,7 +5,7 @@
  * commit, the uncommitted changes recorded before the outcome moves the task).
  */
 import { diskFullCode } from '../disk/index.js';
-import type { StepContext, StepDefOf, StepOutcome } from '../plugin/index.js';
+import type { StepContext, StepDefOf, StepOutcome, StepTypes } from '../plugin/index.js';
 import type { OpenAttempt } from './attempt-open.js';
 import type { AttemptDeps, AttemptSpec } from './attempt-types.js';
 import { commitStepWork } from './commit.js';
@@ -15,11 +15,11 @@ import { checkStepDef } from './step-def.js';
 import { recordWorktreeChanges } from './worktree-changes.js';
 
 /** The step as this attempt runs it: the task's prompt where it belongs, a retry's overrides. */
-function effectiveDef(spec: AttemptSpec): Record<string, unknown> {
+function effectiveDef(spec: AttemptSpec, types: StepTypes): Record<string, unknown> {
   const { task, step } = spec;
   const def: Record<string, unknown> = { ...step };
   // The task's own prompt, where its workflow does not place it (decision 198).
-  if (carriesPrompt(task, spec.snapshot, step))
+  if (carriesPrompt(task, spec.snapshot, step, types))
     def.prompt = `${PROMPT_LEAD}${String(step.prompt ?? '')}`;
   if (spec.override?.prompt_override !== undefined) def.prompt = spec.override.prompt_override;
   if (spec.override?.run_override !== undefined) def.run = spec.override.run_override;
@@ -28,6 +28,7 @@ function effectiveDef(spec: AttemptSpec): Record<string, unknown> {
 
 /** Runs the step type's `run` and judges its outcome against the transcript and the signal. */
 export async function runStep(
+  deps: Pick<AttemptDeps, 'registry'>,
   spec: AttemptSpec,
   open: OpenAttempt,
   ctx: StepContext,
@@ -48,7 +49,11 @@ export async function runStep(
         message: checked.message,
         noRetry: true,
       };
-    else outcome = await spec.stepType.run(ctx, effectiveDef(spec) as StepDefOf<unknown>);
+    else
+      outcome = await spec.stepType.run(
+        ctx,
+        effectiveDef(spec, deps.registry) as StepDefOf<unknown>,
+      );
   } catch (err) {
     outcome = { kind: 'failed', reason: 'internal_error', message: (err as Error).message };
   }

@@ -6,13 +6,15 @@ import type { Clock } from '../clock/index.js';
 import type { Config } from '../config/index.js';
 import type { DiskGuard } from '../disk/index.js';
 import type { EventLog } from '../events/index.js';
-import type { StepHost, StepOutcome, StepType } from '../plugin/index.js';
+import type { StepHost, StepOutcome, StepType, StepTypes } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import type { StepRunRow, StepRunsTable, Store, TaskRow } from '../store/index.js';
 import type { InputBroker } from './input.js';
 import type { StepDef, WorkflowSnapshot } from './model.js';
 
 export interface AttemptDeps {
+  /** The step types, asked which steps run an agent (the task's prompt; decision 225). */
+  registry: StepTypes;
   input: InputBroker;
   /** What other rooms lend a step (StepContext.agents, .mcp; decision 224). */
   host: StepHost;

@@ -21,7 +21,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   // Open and written off the event loop (decision 232): the first lines are on disk before
   // anything starts, so a transcript that cannot be written stops the attempt before its process.
   await open.transcript.flushed();
-  const outcome = await runStep(spec, open, ran.ctx);
+  const outcome = await runStep(deps, spec, open, ran.ctx);
   const kept = await keepStepWork(deps, spec, open, outcome);
   return closeAttempt(deps, spec, open, ran, kept);
 }

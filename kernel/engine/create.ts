@@ -10,6 +10,7 @@ import type { ConfigService } from '../config/index.js';
 import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { branchExists, remoteTrackingBranch } from '../git/index.js';
+import { runsAgent, type StepTypes } from '../plugin/index.js';
 import type { Project, ProjectService } from '../projects/index.js';
 import { effectiveContainer, runtimeProblem } from '../sandbox/index.js';
 import { newTask, type Store, type TaskRow, type TasksTable } from '../store/index.js';
@@ -32,6 +33,8 @@ export interface CreateDeps {
   config: ConfigService;
   workflows: WorkflowPort;
   agents: AgentPort;
+  /** The step types, asked which steps run an agent (decision 225). */
+  registry: StepTypes;
   /** The code host for `forge_issue` / `forge_pull`; absent means every reference is 409. */
   forge?: ForgePort;
   /** Branches held by open chats of a project (chats add this); a task never shares one. */
@@ -194,7 +197,7 @@ export class TaskCreator {
           return null;
         }
       });
-      if (steps.some((s) => s.type === 'agent')) {
+      if (steps.some((s) => runsAgent(this.d.registry, s.type))) {
         throw new SvcError(
           'validation_failed',
           `workflow ${snapshot.name} has agent steps, which need the network to reach their MCP endpoint: set container.network: true or mcp.wire_steps: false`,
@@ -370,13 +373,18 @@ export class TaskCreator {
       return { task: d.tasks.get(id) as TaskRow };
     });
     if ('existing' in task) return { task: task.existing as TaskRow, warnings: [], replayed: true };
-    const unused = unusedPromptWarning(body.prompt, wf.snapshot, (name) => {
-      try {
-        return d.workflows.forTask(name, project).snapshot.steps;
-      } catch {
-        return null;
-      }
-    });
+    const unused = unusedPromptWarning(
+      body.prompt,
+      wf.snapshot,
+      (name) => {
+        try {
+          return d.workflows.forTask(name, project).snapshot.steps;
+        } catch {
+          return null;
+        }
+      },
+      d.registry,
+    );
     return {
       task: task.task,
       warnings: [...wf.warnings, ...agentWarnings, ...(unused ? [unused] : []), ...baseWarnings],

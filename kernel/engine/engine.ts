@@ -13,7 +13,7 @@ import { SvcError } from '../errors.js';
 import type { EventLog } from '../events/index.js';
 import { deleteBranchIfEmpty, removeWorktree } from '../git/index.js';
 import type { Notifier } from '../ops/notify.js';
-import type { Registry, StepHost } from '../plugin/index.js';
+import { type Registry, type StepHost, typesWithView, viewOf } from '../plugin/index.js';
 import { procMarkPrefix } from '../proc/index.js';
 import type { ProjectService } from '../projects/index.js';
 import type { Scheduler } from '../scheduler/index.js';
@@ -104,7 +104,7 @@ export class Engine {
   constructor(private readonly d: EngineDeps) {
     this.tasks = new TasksTable(d.store.db);
     this.runs = new StepRunsTable(d.store.db);
-    this.lister = new TaskLister(d.store.db);
+    this.lister = new TaskLister(d.store.db, () => typesWithView(d.registry, 'loop'));
     this.states = new TaskStates(d.store, this.tasks, d.projects.table, d.events, d.clock);
     this.input = new InputBroker(this.states, d.clock);
     this.precut = new Precutter({
@@ -156,6 +156,7 @@ export class Engine {
       config: d.config,
       workflows: d.workflows,
       agents: d.agents,
+      registry: d.registry,
       forge: d.forge,
       chatClaim: (projectId, branch, exceptChat) => this.chatClaim(projectId, branch, exceptChat),
     });
@@ -171,6 +172,7 @@ export class Engine {
       runner: this.runner,
       workflows: d.workflows,
       agents: d.agents,
+      registry: d.registry,
       transcriptsDir: d.paths.transcriptsDir,
       worktreesDir: d.paths.worktreesDir,
       openChat: (id) => this.openChat(id),
@@ -178,7 +180,13 @@ export class Engine {
       answerInput: (task, body) => this.input.answer(task, body),
     });
     this.addViewDecorator((task, snap, view) => {
-      const loop = loopView(task, snap, this.runs, d.config.current().loop.max_iterations);
+      const loop = loopView(
+        task,
+        snap,
+        this.runs,
+        d.config.current().loop.max_iterations,
+        (type) => viewOf(d.registry, type) === 'loop',
+      );
       if (loop) view.loop = loop;
     });
     this.states.onTransition((task, _from, event) => {
@@ -287,6 +295,7 @@ export class Engine {
         return names.get(id) as string;
       },
       openChat: (id) => this.openChat(id),
+      types: this.d.registry,
       decorate: (task, snap, view) => {
         for (const fn of this.viewDecorators) fn(task, snap, view);
       },
@@ -336,7 +345,30 @@ export class Engine {
     const { rows, more } = this.lister.rows(q, limit);
     const chats = this.openChats(rows.map((r) => r.id));
     return {
-      rows: this.lister.views(rows, { decorate: this.viewContext().decorate }, chats),
+      rows: this.lister.views(
+        rows,
+        { decorate: this.viewContext().decorate, types: this.d.registry },
+        chats,
+      ),
+      next_cursor: more && q.parent_id === undefined ? (rows.at(-1)?.id ?? null) : null,
+    };
+  }
+
+  /**
+   * `list` with each row stringified as soon as it is built (GET /v1/tasks, decision 237): the
+   * texts are what `JSON.stringify` gives each of `list`'s rows.
+   */
+  listTexts(q: ListQuery): { texts: string[]; next_cursor: number | null } {
+    const limit = q.limit ?? (q.parent_id !== undefined ? LANES_UNPAGED : LIST_PAGE_DEFAULT);
+    const { rows, more } = this.lister.rows(q, limit);
+    const chats = this.openChats(rows.map((r) => r.id));
+    const view = this.lister.viewer(
+      rows,
+      { decorate: this.viewContext().decorate, types: this.d.registry },
+      chats,
+    );
+    return {
+      texts: rows.map((r) => JSON.stringify(view(r))),
       next_cursor: more && q.parent_id === undefined ? (rows.at(-1)?.id ?? null) : null,
     };
   }

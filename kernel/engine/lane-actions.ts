@@ -4,6 +4,7 @@
  * `retry` runs again. The state writes themselves stay in actions.ts, through the transition table.
  */
 import { SvcError } from '../errors.js';
+import type { StepTypes } from '../plugin/index.js';
 import type { Store, TaskRow } from '../store/index.js';
 import {
   joinWaits,
@@ -61,12 +62,12 @@ export async function beforeSkip(store: Store, task: TaskRow): Promise<string[]>
  * exist. Answers the lanes of that join; refusals are 409 naming the state and
  * `reason: no_fan_out_join`.
  */
-export function checkMergeFinished(store: Store, task: TaskRow): LaneRow[] {
+export function checkMergeFinished(store: Store, task: TaskRow, types: StepTypes): LaneRow[] {
   let steps: ReturnType<typeof snapshotOf>['steps'] | undefined;
   try {
     steps = snapshotOf(task).steps;
   } catch {}
-  const lanes = joinWaits(task, steps) ? lanesOfJoin(store, task) : [];
+  const lanes = joinWaits(task, steps, types) ? lanesOfJoin(store, task) : [];
   if (lanes.length === 0)
     throw new SvcError(
       'invalid_state',

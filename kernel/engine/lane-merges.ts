@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { conflictedPaths, gitRaw, worktreeGitDir } from '../git/index.js';
+import { type StepTypes, spawnsLanes } from '../plugin/index.js';
 import type { Db, TaskRow } from '../store/index.js';
 
 export interface LaneRow {
@@ -190,18 +191,22 @@ export const JOIN_BLOCKS: ReadonlySet<string> = new Set(['lane_failed', 'merge_c
 
 /**
  * Whether a fan-out join waits on this task where `merge_finished` can act (decision 192): parked
- * for its lanes, or blocked at a fan_out step by a lane that failed or does not merge.
+ * for its lanes, or blocked at a step that joins lanes (its type declares `lanes`: fan_out) by a
+ * lane that failed or does not merge.
  */
 export function joinWaits(
   task: Pick<TaskRow, 'state' | 'block_reason' | 'current_step' | 'followup_spec'>,
   steps: ReadonlyArray<{ type: string }> | undefined,
+  types: StepTypes,
 ): boolean {
   if (task.state === 'awaiting_children') return true;
+  const step = steps?.[task.current_step];
   return (
     task.state === 'blocked' &&
     task.followup_spec === null &&
     JOIN_BLOCKS.has(task.block_reason ?? '') &&
-    steps?.[task.current_step]?.type === 'fan_out'
+    step !== undefined &&
+    spawnsLanes(types, step.type)
   );
 }
 
@@ -212,6 +217,7 @@ export function withheldActions(
     'state' | 'block_reason' | 'current_step' | 'followup_spec' | 'worktree_path'
   >,
   steps: ReadonlyArray<{ type: string }> | undefined,
+  types: StepTypes,
 ): Array<'skip' | 'merge_finished'> {
   const out: Array<'skip' | 'merge_finished'> = [];
   if (
@@ -220,7 +226,10 @@ export function withheldActions(
     operationMarker(task.worktree_path) === 'merge'
   )
     out.push('skip');
-  if ((task.state === 'blocked' || task.state === 'awaiting_children') && !joinWaits(task, steps))
+  if (
+    (task.state === 'blocked' || task.state === 'awaiting_children') &&
+    !joinWaits(task, steps, types)
+  )
     out.push('merge_finished');
   return out;
 }

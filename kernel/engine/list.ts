@@ -5,7 +5,9 @@
  * (from `steps_outline`, never the snapshot), and the cost and token sums of its attempts (read
  * from the covering index `step_runs_spend`); the open chats of the page are one more read, by
  * the chats' hook. A row reads every column but the workflow snapshot; the snapshot of a
- * task whose current step is a loop is read for that step alone (the loop decorator needs it).
+ * task whose current step shows the loop view (its type declares `view: 'loop'`, decision 225; the
+ * set is a bound parameter of the same statement) is read for that step alone (the loop decorator
+ * needs it).
  * Rows are the detail's rows less its detail-only keys (test/integration/engine/list-rows.test.ts).
  */
 import type { Db, TaskRow } from '../store/index.js';
@@ -55,8 +57,13 @@ const EXTRA: Array<keyof Extra> = [
 export class TaskLister {
   private readonly names: string[];
   private readonly columns: string;
+  private loopTypes: string | null = null;
 
-  constructor(private readonly db: Db) {
+  /** `loopViewTypes`: the step types that show the loop view, asked once (the registry is frozen by then). */
+  constructor(
+    private readonly db: Db,
+    private readonly loopViewTypes: () => readonly string[],
+  ) {
     const all = db.prepare('PRAGMA table_info(tasks)').all() as Array<{ name: string }>;
     const read = all.map((c) => c.name).filter((n) => !UNREAD.has(n));
     this.columns = read.map((n) => `t.${n}`).join(', ');
@@ -96,18 +103,20 @@ export class TaskLister {
       SELECT ${this.columns}, p.name,
         json_extract(t.steps_outline, ${step} || '[0]'),
         json_extract(t.steps_outline, ${step} || '[1]'),
-        CASE WHEN json_extract(t.steps_outline, ${step} || '[1]') = 'loop'
+        CASE WHEN json_extract(t.steps_outline, ${step} || '[1]') IN (SELECT value FROM json_each(?))
           THEN json_extract(t.workflow_snapshot, '$.steps[' || t.current_step || ']') END,
         ${spend('SUM(s.cost_usd)')}, ${spend('SUM(s.input_tokens)')}, ${spend('SUM(s.output_tokens)')}
-      FROM page JOIN tasks t ON t.id = page.id
+      FROM page CROSS JOIN tasks t ON t.id = page.id
       LEFT JOIN projects p ON p.id = t.project_id
       ORDER BY ${order}`;
+    // CROSS JOIN keeps the page's ids the outer loop: with a plain JOIN and no cursor, SQLite
+    // chose to scan every task row in id order to skip sorting the page (decision 237).
     // Arrays, not objects, from SQLite: building a 50-key object per row in the binding cost more
     // than the rest of the page (decision 233).
     const raw = this.db
       .prepare(sql)
       .raw(true)
-      .all(...params, limit + 1) as unknown[][];
+      .all(...params, limit + 1, this.loopTypesJson()) as unknown[][];
     const more = raw.length > limit;
     if (more) raw.length = limit;
     const { names } = this;
@@ -119,12 +128,30 @@ export class TaskLister {
     return { rows, more };
   }
 
+  private loopTypesJson(): string {
+    this.loopTypes ??= JSON.stringify(this.loopViewTypes());
+    return this.loopTypes;
+  }
+
   /** The list rows of `rows`, as the detail shows them. */
   views(
     rows: ListedRow[],
     ctx: Omit<ViewContext, 'projectName' | 'openChat'>,
     openChats: Map<number, number>,
   ): Array<Record<string, unknown>> {
+    return rows.map(this.viewer(rows, ctx, openChats));
+  }
+
+  /**
+   * What turns one of `rows` into its list row. The route builds and stringifies rows one at a
+   * time with it, so a page's views die young instead of outliving the daemon's small young
+   * generation (decision 237).
+   */
+  viewer(
+    rows: ListedRow[],
+    ctx: Omit<ViewContext, 'projectName' | 'openChat'>,
+    openChats: Map<number, number>,
+  ): (r: ListedRow) => Record<string, unknown> {
     const names = new Map<number, string>();
     for (const r of rows) names.set(r.project_id, r.__project ?? '');
     const context: ViewContext = {
@@ -132,7 +159,7 @@ export class TaskLister {
       projectName: (id) => names.get(id) ?? '',
       openChat: (id) => openChats.get(id) ?? null,
     };
-    return rows.map((r) => {
+    return (r) => {
       const name = r.__step === null ? '' : r.__step;
       const steps: StepDef[] = [];
       if (r.__loop_step !== null) steps[r.current_step] = JSON.parse(r.__loop_step) as StepDef;
@@ -144,6 +171,6 @@ export class TaskLister {
         input_tokens: r.__input ?? 0,
         output_tokens: r.__output ?? 0,
       });
-    });
+    };
   }
 }

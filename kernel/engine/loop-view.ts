@@ -1,5 +1,6 @@
 /**
- * The task's `loop` object (SPEC §2.1) while its current step is a loop, computed per request from
+ * The task's `loop` object (SPEC §2.1) while its current step is of a type that declares the loop
+ * view (StepTypeMeta.view: `loop`; decision 225), computed per request from
  * rows: `driver`, `iteration` (0 before the first), `max_iterations` (the count, or the ceiling a
  * for_each is bounded by), `total` (the extent, once a body row exists), `item`, and
  * `body_step`/`body_index`/`body_total` for the latest row when it belongs to the body.
@@ -23,9 +24,10 @@ export function loopView(
   snapshot: WorkflowSnapshot | null,
   runs: StepRunsTable,
   ceiling: number,
+  showsLoopView: (type: string) => boolean,
 ): LoopView | undefined {
   const step = snapshot?.steps[task.current_step];
-  if (step?.type !== 'loop') return undefined;
+  if (!step || !showsLoopView(step.type)) return undefined;
   const body = (Array.isArray(step.steps) ? step.steps : []) as StepDef[];
   const driver = typeof step.count === 'number' ? 'count' : 'for_each';
   const max =

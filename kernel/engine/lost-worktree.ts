@@ -10,6 +10,7 @@
 import { existsSync } from 'node:fs';
 import type { Clock } from '../clock/index.js';
 import { SvcError } from '../errors.js';
+import { type StepTypes, waitsForHuman } from '../plugin/index.js';
 import type { StepRunsTable, TaskRow } from '../store/index.js';
 import { closeRow } from './attempt.js';
 import type { Runner } from './runner.js';
@@ -17,6 +18,8 @@ import type { TaskStates } from './state.js';
 
 export interface LostWorktreeDeps {
   runs: StepRunsTable;
+  /** Which open row is the gate: a step of a type that waits for a human (decision 225). */
+  registry: StepTypes;
   states: TaskStates;
   clock: Clock;
   runner: Runner;
@@ -46,7 +49,7 @@ export function refuseIfWorktreeLost(d: LostWorktreeDeps, task: TaskRow, action:
     task.state === 'awaiting_gate'
       ? d.runs
           .open(task.id)
-          .filter((r) => r.step_type === 'manual')
+          .filter((r) => waitsForHuman(d.registry, r.step_type))
           .at(-1)
       : undefined;
   const detail = `worktree ${path} was deleted while the task waited ${WAITING[task.state] ?? `(${task.state})`}; its uncommitted changes went with it. retry re-creates it from ${task.branch_name}`;

@@ -7,6 +7,7 @@
 import { workflowDurationMs } from '../plugin/index.js';
 import type { TaskRow } from '../store/index.js';
 import type { TaskState } from '../task-states.js';
+import { AGENT_STEP } from './kernel-steps.js';
 
 export interface StepDef {
   id: string;
@@ -170,7 +171,7 @@ export function everyStep(
       }
       const merge = step.merge as { agent?: unknown } | undefined;
       if (merge?.agent && typeof merge.agent === 'object')
-        out.push({ type: 'agent', ...(merge.agent as object) } as StepDef);
+        out.push({ type: AGENT_STEP, ...(merge.agent as object) } as StepDef);
     }
   };
   visit(steps);

@@ -6,6 +6,7 @@
  * with neither — no agent step and no `.Task.Prompt` — has no use for one: creation says so in
  * `warnings[]`.
  */
+import { runsAgent, type StepTypes } from '../plugin/index.js';
 import { everyStep, type StepDef, type WorkflowSnapshot } from './model.js';
 
 /** Put before the step's own prompt: a template reference, so the words are data, never template. */
@@ -19,15 +20,15 @@ export function readsTaskPrompt(steps: readonly StepDef[]): boolean {
 }
 
 /**
- * The id of the first agent step this task's own run reaches, in declaration order: top-level
- * steps and the bodies of groups and loops; never a lane's steps (a lane is a task of its own) or
- * a merge resolver.
+ * The id of the first agent step (one whose type declares `runsAgent`) this task's own run
+ * reaches, in declaration order: top-level steps and the bodies of groups and loops; never a
+ * lane's steps (a lane is a task of its own) or a merge resolver.
  */
-export function firstAgentStepId(steps: readonly StepDef[]): string | null {
+export function firstAgentStepId(steps: readonly StepDef[], types: StepTypes): string | null {
   for (const step of steps) {
-    if (step.type === 'agent') return step.id;
+    if (runsAgent(types, step.type)) return step.id;
     if (Array.isArray(step.steps)) {
-      const inner = firstAgentStepId(step.steps as StepDef[]);
+      const inner = firstAgentStepId(step.steps as StepDef[], types);
       if (inner) return inner;
     }
   }
@@ -39,10 +40,11 @@ export function carriesPrompt(
   task: { prompt: string | null },
   snapshot: WorkflowSnapshot,
   step: StepDef,
+  types: StepTypes,
 ): boolean {
   if (!task.prompt || task.prompt.trim() === '') return false;
-  if (step.type !== 'agent' || step.literal_prompt === true) return false;
-  return firstAgentStepId(snapshot.steps) === step.id && !readsTaskPrompt(snapshot.steps);
+  if (!runsAgent(types, step.type) || step.literal_prompt === true) return false;
+  return firstAgentStepId(snapshot.steps, types) === step.id && !readsTaskPrompt(snapshot.steps);
 }
 
 /**
@@ -53,9 +55,10 @@ export function unusedPromptWarning(
   prompt: string | undefined,
   snapshot: WorkflowSnapshot,
   laneWorkflow: (name: string) => readonly StepDef[] | null,
+  types: StepTypes,
 ): string | null {
   if (!prompt || prompt.trim() === '') return null;
   const steps = everyStep(snapshot.steps, laneWorkflow);
-  if (steps.some((s) => s.type === 'agent') || readsTaskPrompt(steps)) return null;
+  if (steps.some((s) => runsAgent(types, s.type)) || readsTaskPrompt(steps)) return null;
   return `prompt is not used: workflow ${snapshot.name} has no agent step and no step reads {{.Task.Prompt}}; it is kept on the task, but nothing sees it`;
 }

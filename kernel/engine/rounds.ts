@@ -8,6 +8,7 @@ import type { Project } from '../projects/index.js';
 import type { TaskRow } from '../store/index.js';
 import { runAttempt } from './attempt.js';
 import { buildContext, topStepContext } from './context.js';
+import { AGENT_STEP } from './kernel-steps.js';
 import {
   type FollowUpSpec,
   jsonOr,
@@ -114,12 +115,12 @@ export async function runRepair(
   spec: RepairSpec,
   entry: Active,
 ): Promise<Next> {
-  const stepType = deps.registry.stepType('agent');
+  const stepType = deps.registry.stepType(AGENT_STEP);
   // The prompt is literal text (the human's words around the failure context), not a template.
   const step: StepDef = {
     id: '__repair',
     name: '__repair',
-    type: 'agent',
+    type: AGENT_STEP,
     prompt: spec.prompt,
     literal_prompt: true,
   };

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { formatMs } from '../clock/index.js';
 import { diskFullCode } from '../disk/index.js';
 import { removeLeftIndexLock } from '../git/index.js';
-import type { FlowOutcome } from '../plugin/index.js';
+import { type FlowOutcome, waitsForHuman } from '../plugin/index.js';
 import type { Project } from '../projects/index.js';
 import { effectiveContainer, ensureImage, runtimeProblem } from '../sandbox/index.js';
 import type { TaskRow } from '../store/index.js';
@@ -281,7 +281,8 @@ export class Runner {
     const task = this.deps.tasks.get(taskId);
     if (!task) return;
     for (const row of this.deps.runs.open(taskId)) {
-      if (row.step_type === 'manual' && task.state === 'awaiting_gate') continue;
+      if (task.state === 'awaiting_gate' && waitsForHuman(this.deps.registry, row.step_type))
+        continue;
       closeRow(this.deps.runs, row, 'interrupted', this.deps.clock, {
         failure_reason: entry.failure ?? (entry.reason === 'cancel' ? 'canceled' : 'interrupted'),
       });

@@ -3,6 +3,7 @@
  * (cost and tokens across every attempt), and the detail with `workflow_steps[]`, `steps[]` and,
  * for a task with lanes, `children` over the whole subtree, computed per request.
  */
+import type { StepTypes } from '../plugin/index.js';
 import type { Db, StepRunRow, TaskRow } from '../store/index.js';
 import { TASK_STATES } from '../task-states.js';
 import { withheldActions } from './lane-merges.js';
@@ -13,6 +14,8 @@ export interface ViewContext {
   projectName(id: number): string;
   /** The open chat linked to a task, if any (chats add this later). */
   openChat(taskId: number): number | null;
+  /** The step types, for what they declare (a join `merge_finished` acts on; decision 225). */
+  types: StepTypes;
   /**
    * Extra list/detail fields contributed by other rooms (loop rollup, …). In a list row
    * (list.ts) `task` has no `workflow_snapshot` and `snapshot` holds only the current step, the
@@ -88,7 +91,7 @@ export function taskView(
     available_actions: availableActions({
       state: task.state,
       chatOpen: chatId !== null,
-      withheld: withheldActions(task, snap?.steps),
+      withheld: withheldActions(task, snap?.steps, ctx.types),
       hasWorktree: task.worktree_path !== null,
       pauseRequested: task.pause_requested === 1,
     }),

@@ -4,7 +4,7 @@
  * without importing the door that re-exports discovery.
  */
 /** The plugin API's own version; a plugin declares the range it was written for in `svc`. */
-export const PLUGIN_API_VERSION = '1.0.0';
+export const PLUGIN_API_VERSION = '2.0.0';
 
 export interface PluginApi {
   /** Registers an agent adapter under `adapter.name`. A second adapter of the same name stops start-up. */
@@ -20,7 +20,7 @@ export interface PluginApi {
 export interface SvcPlugin {
   /** Unique plugin name. Built-ins are `svc:<kind>/<id>` (`svc:agents/claude`); user plugins pick their own. */
   name: string;
-  /** Semver range of the plugin API this plugin was written for, e.g. `^1.0.0`. */
+  /** Semver range of the plugin API this plugin was written for, e.g. `^2.0.0`. */
   svc: string;
   /** Called once at start-up, before the daemon listens. Throwing stops start-up with a message naming the plugin. */
   setup(api: PluginApi): void | Promise<void>;

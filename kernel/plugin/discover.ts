@@ -78,7 +78,7 @@ function asPlugin(mod: unknown, file: string): SvcPlugin {
   }
   if (typeof p.svc !== 'string' || semver.validRange(p.svc) === null) {
     throw new PluginError(
-      `plugin ${p.name} (${file}) declares no valid svc version range (e.g. "^1.0.0")`,
+      `plugin ${p.name} (${file}) declares no valid svc version range (e.g. "^2.0.0")`,
     );
   }
   if (!semver.satisfies(PLUGIN_API_VERSION, p.svc)) {

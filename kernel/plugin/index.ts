@@ -117,6 +117,7 @@ export {
   type CommonStepKey,
   type DefaultsKey,
   defineStepType,
+  type LaneSource,
   type PathSegment,
   type ResolvedValue,
   type SchemaControl,
@@ -176,6 +177,20 @@ export type {
   TaskView,
 } from './step-run.js';
 export { KERNEL_STEP_KEYS, templateFailure } from './step-run.js';
+export {
+  bodyIfVerdict,
+  declaresKey,
+  gatePredicate,
+  inlinedWorkflow,
+  lanesOf,
+  metaOf,
+  runsAgent,
+  type StepTypes,
+  spawnsLanes,
+  typesWithView,
+  viewOf,
+  waitsForHuman,
+} from './step-traits.js';
 export {
   type AcceptResult,
   type DangerousValue,

@@ -14,7 +14,8 @@ export function requireInputFindings(
 ): StepFinding[] {
   const out: StepFinding[] = [];
   steps.forEach((step, i) => {
-    if ((step as { type?: unknown } | null)?.type !== 'agent') return;
+    // on_input is an agent's: only steps that run one can wait for an answer (decision 225).
+    if (ctx.typeOf(step)?.runsAgent !== true) return;
     const resolved = ctx.resolve(step, 'on_input');
     if (resolved?.value !== 'require') return;
     const fromDefaults = resolved.from === 'defaults';

@@ -362,6 +362,13 @@ export interface FlowContext {
    * approved, or failed in a way the child's `allow_failure` swallows.
    */
   isPassed(row: StepRunView, child: Record<string, unknown>): boolean;
+  /**
+   * What a recorded row of a body-if child (condition, break, a plugin's own) already ended, as
+   * its type declares (`StepTypeMeta.bodyIf`): `iteration`, `loop`, or null when the row ended
+   * nothing (or is not such a child's). A flow resuming after a restart reads this instead of
+   * knowing the child types by name.
+   */
+  endedBy(row: StepRunView, child: Record<string, unknown>): 'iteration' | 'loop' | null;
   /** Runs a child step to its verdict under its own retry budget (attempts continue across calls). */
   runChild(
     step: Record<string, unknown>,

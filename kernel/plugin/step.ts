@@ -111,6 +111,57 @@ export interface StepTypeMeta<D = unknown> {
    * `body` is the step's own condition (condition, break), evaluated by its flow.
    */
   ifRole?: 'guard' | 'body';
+
+  // ─── declared behaviour (decision 225) ───────────────────────────────────────────────────────
+  // What the kernel once knew about particular type names, declared by the types themselves, so a
+  // new control-flow step type is one folder. The kernel asks these through kernel/plugin/
+  // step-traits.ts; only the types the kernel writes itself are named in the kernel
+  // (kernel/engine/kernel-steps.ts).
+
+  /**
+   * For an `ifRole: 'body'` type run inside a loop body: which value of the rendered `if` ends work
+   * and what it ends. `iteration` ends this loop iteration (condition: `{ when: false, ends:
+   * 'iteration' }`), `loop` leaves the innermost loop, which then succeeds (break: `{ when: true,
+   * ends: 'loop' }`). The other value lets the body go on. The ending row is recorded `stopped`, the
+   * other `succeeded`. Absent: condition's.
+   */
+  bodyIf?: { when: boolean; ends: 'iteration' | 'loop' };
+  /**
+   * The step waits for a human (manual): its run returns `awaiting_gate`, the task parks in
+   * awaiting_gate and the step's open row is the gate that approve, reject, a chat's context and a
+   * lost worktree look for.
+   */
+  waitsForHuman?: boolean;
+  /**
+   * The step runs an agent CLI (agent): its `agent`/`model`/`effort` resolve through the task's
+   * overrides, lanes and defaults and are previewed and checked before a task starts, the task's
+   * prompt opens the first such step's prompt, it needs the network for its MCP endpoint, the
+   * workflow list names its agent, and `on_input: require` is refused where nobody could answer.
+   */
+  runsAgent?: boolean;
+  /**
+   * The view clients get while this step is the task's current step: `loop` puts the SPEC §2.1
+   * `loop` object on the task (driver, iteration, extent, body position), computed from the step's
+   * `count`, `for_each`, `max_iterations` and `steps` keys and its rows. The views are the API's,
+   * so the kernel computes them; a type only says which it shows.
+   */
+  view?: 'loop';
+  /**
+   * The step is replaced when a task is created (or a workflow is listed) by the steps of the
+   * workflow its `key` names (include: `{ key: 'workflow' }`), carrying `resolved_from[]` and the
+   * callee's defaults; nothing of it survives into the run.
+   */
+  inlines?: { key: string };
+}
+
+/** Where a step's lanes come from, for the fan-out bounds walked at task creation. */
+export interface LaneSource {
+  /** A lane's inline steps, walked for nested fan-outs. */
+  steps?: readonly unknown[];
+  /** A named lane workflow, walked through the resolver. */
+  workflow?: string;
+  /** Counted toward `fan_out.max_tasks` now (a `lane:` template's count is only known at spawn). */
+  counted: boolean;
 }
 
 /** One list of sub-steps (or one implied sub-step) the validator should descend into. */
@@ -177,6 +228,8 @@ export interface StepValidationContext {
    * `undefined` means none of them sets it: the daemon's default applies.
    */
   resolve(step: unknown, key: DefaultsKey): ResolvedValue | undefined;
+  /** The declared meta of a step's type (its hooks), or undefined for an unknown type. */
+  typeOf(step: unknown): StepTypeMeta | undefined;
 }
 
 /**
@@ -192,6 +245,14 @@ export interface StepType<D = unknown> {
   children?(def: D): readonly StepChildren[];
   /** Load-time rules beyond the schema; an empty list means none failed. */
   validate?(def: D, ctx: StepValidationContext): readonly StepFinding[];
+  /**
+   * The lanes the step spawns as child tasks it joins (fan_out). Declaring it is the join policy:
+   * the flow parks the task in awaiting_children, `merge_finished` acts on a join it blocked, its
+   * lanes count toward `fan_out.max_depth` and `fan_out.max_tasks` at task creation, and its
+   * `timeout` does not bound the flow (the task parks between spawn and join; each lane's own
+   * steps keep theirs). Called with the authored value: write it defensively.
+   */
+  lanes?(def: D): readonly LaneSource[];
   /**
    * Runs one attempt (engine-owned contract in step-run.ts). Absent for purely structural types.
    * `def` is typed by `meta.schema`: the engine checks the step against it first (decision 223).

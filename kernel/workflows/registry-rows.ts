@@ -2,6 +2,7 @@
  * The registry's answers as the routes return them: the row of `GET /v1/workflows` (decision 029)
  * and the body of `GET /v1/workflows/definition`, built from a ranked entry.
  */
+import { inlinedWorkflow, runsAgent } from '../plugin/index.js';
 import { type HostPlatform, platformAdmits } from './format.js';
 import type {
   RankedEntry,
@@ -40,7 +41,7 @@ export function listRow(
         name: typeof s.name === 'string' ? s.name : (s.id as string),
         type: s.type,
       };
-      const agent = s.type === 'agent' ? (s.agent ?? def?.defaults?.agent) : undefined;
+      const agent = runsAgent(types, s.type) ? (s.agent ?? def?.defaults?.agent) : undefined;
       if (typeof agent === 'string') row.agent = agent;
       return row;
     }),
@@ -78,7 +79,8 @@ function includesOf(steps: readonly unknown[], types: StepTypeSource): string[] 
   const out = new Set<string>();
   const visit = (s: unknown) => {
     if (!isRecord(s)) return;
-    if (s.type === 'include' && typeof s.workflow === 'string') out.add(s.workflow);
+    const inlined = inlinedWorkflow(types, s);
+    if (inlined !== null) out.add(inlined);
     for (const kid of childrenOf(s, types)) {
       if (kid.kind === 'list') kid.steps.forEach(visit);
     }

@@ -8,7 +8,13 @@
  */
 
 import type { Finding } from '../input/index.js';
-import type { PathSegment } from '../plugin/index.js';
+import {
+  inlinedWorkflow,
+  lanesOf,
+  metaOf,
+  type PathSegment,
+  spawnsLanes,
+} from '../plugin/index.js';
 import type { FieldDecl } from './fields.js';
 import {
   formatWorkflowPath,
@@ -182,8 +188,11 @@ class Resolver {
     steps.forEach((raw, i) => {
       if (!isRecord(raw)) return;
       const here = [...path, i];
-      if (raw.type === 'include' && typeof raw.workflow === 'string') {
-        out.push(...this.include(raw.workflow, [...here, 'workflow'], chain, from, carried));
+      // A type that inlines a workflow (include: meta.inlines, decision 225) is replaced by its steps.
+      const key = metaOf(this.opts.types, raw)?.inlines?.key;
+      const name = key === undefined ? null : inlinedWorkflow(this.opts.types, raw);
+      if (key !== undefined && name !== null) {
+        out.push(...this.include(name, [...here, key], chain, from, carried));
         return;
       }
       out.push(this.mark(raw, here, chain, from, carried));
@@ -312,7 +321,8 @@ class FanOutCounter {
   walk(steps: readonly unknown[], depth: number, chain: readonly string[]): void {
     for (const step of steps) {
       if (!isRecord(step)) continue;
-      if (step.type !== 'fan_out') {
+      // Only a type that spawns lanes (StepType.lanes: fan_out) adds a fan-out level.
+      if (!spawnsLanes(this.opts.types, step)) {
         for (const kid of childrenOf(step, this.opts.types))
           if (kid.kind === 'list') this.walk(kid.steps, depth, chain);
         continue;
@@ -328,13 +338,8 @@ class FanOutCounter {
         this.reportedDepth = true;
         return;
       }
-      const lanes = [
-        ...(Array.isArray(step.lanes) ? step.lanes : []).map((l) => ({ lane: l, counted: true })),
-        ...(isRecord(step.lane) ? [{ lane: step.lane, counted: false }] : []),
-      ];
-      for (const { lane, counted } of lanes) {
-        if (!isRecord(lane)) continue;
-        if (counted) this.total++;
+      for (const lane of lanesOf(this.opts.types, step)) {
+        if (lane.counted) this.total++;
         if (Array.isArray(lane.steps)) this.walk(lane.steps, d, chain);
         else if (typeof lane.workflow === 'string') this.named(lane.workflow, d, chain);
       }

@@ -18,7 +18,7 @@ import type {
   StepType,
   StepValidationContext,
 } from '../plugin/index.js';
-import { agentValueFindings, SLUG_PATTERN } from '../plugin/index.js';
+import { agentValueFindings, metaOf, SLUG_PATTERN } from '../plugin/index.js';
 import { checkFieldDecl, type FieldDecl, FieldDeclSchema } from './fields.js';
 import {
   DefaultsSchema,
@@ -187,6 +187,7 @@ export class StepWalker {
         const value = (defaults as Record<string, unknown>)[key];
         return value !== undefined ? { value, from: 'defaults' } : undefined;
       },
+      typeOf: (step: unknown) => metaOf(opts.types, step),
     };
   }
 

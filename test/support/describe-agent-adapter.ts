@@ -153,7 +153,7 @@ export function describeAgentAdapter(adapter: AgentAdapter, cases: AgentAdapterC
         const plugin = cases.plugin;
         it('is registered by its plugin, named svc:agents/<name>', async () => {
           expect(plugin.name).toBe(`svc:agents/${adapter.name}`);
-          expect(plugin.svc).toBe('^1.0.0');
+          expect(plugin.svc).toBe('^2.0.0');
           const registered: unknown[] = [];
           const other: unknown[] = [];
           const api: PluginApi = {

@@ -4,7 +4,7 @@ import { httpStep } from './http.js';
 
 export default definePlugin({
   name: 'example:http',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(httpStep);
   },

@@ -4,7 +4,7 @@ import { waitForHttpStep } from './wait-for-http.js';
 
 export default definePlugin({
   name: 'example:wait_for_http',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(waitForHttpStep);
   },

@@ -18,6 +18,7 @@ import { SvcError } from '../../errors.js';
 import { parseId, parseWith } from '../../input/index.js';
 import type { Services } from '../../services.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
+import { JSON_UTF8, jsonArrayOfTexts } from '../json-array.js';
 import { streamForRequest } from '../sse.js';
 import { openTranscriptPage, readTranscript, TranscriptQuerySchema } from '../transcript.js';
 import {
@@ -48,9 +49,10 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
 
   app.get('/v1/tasks', async (req, reply) => {
     const q = parseWith(TaskListQuerySchema, req.query ?? {}, 'query');
-    const { rows, next_cursor } = s.engine.list(q);
+    const { texts, next_cursor } = s.engine.listTexts(q);
     if (next_cursor !== null) void reply.header('x-next-cursor', String(next_cursor));
-    return rows;
+    // The same bytes fastify's JSON.stringify would send, encoded row by row (decision 237).
+    return reply.type(JSON_UTF8).send(jsonArrayOfTexts(texts));
   });
 
   app.post('/v1/tasks', large, async (req, reply) => {

@@ -41,7 +41,7 @@ export const claudeAdapter: AgentAdapter = {
 
 export default definePlugin({
   name: 'svc:agents/claude',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerAgent(claudeAdapter);
   },

@@ -32,7 +32,7 @@ export const codexAdapter: AgentAdapter = {
 
 export default definePlugin({
   name: 'svc:agents/codex',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerAgent(codexAdapter);
   },

@@ -29,7 +29,7 @@ export const cursorAdapter: AgentAdapter = {
 
 export default definePlugin({
   name: 'svc:agents/cursor',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerAgent(cursorAdapter);
   },

@@ -128,7 +128,7 @@ export const githubForge = defineForge({
 
 export default definePlugin({
   name: 'svc:forge/github',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerForge(githubForge);
   },

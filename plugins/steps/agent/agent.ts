@@ -20,6 +20,7 @@ export const agentStep = defineStepType<AgentStep>({
     reasons: AGENT_REASONS,
     contexts: ['body', 'parallel', 'loop', 'merge'],
     templates: ['prompt', 'check', 'if'],
+    runsAgent: true,
   },
   validate(def, ctx) {
     const out = agentValueFindings(def, ctx.resolve(def, 'agent')?.value, ctx.agents);

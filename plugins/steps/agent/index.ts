@@ -4,7 +4,7 @@ import { agentStep } from './agent.js';
 
 export default definePlugin({
   name: 'svc:steps/agent',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(agentStep);
   },

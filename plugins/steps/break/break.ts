@@ -20,5 +20,7 @@ export const breakStep = defineStepType<BreakStep>({
     contexts: ['loop'],
     templates: ['if'],
     ifRole: 'body',
+    // True leaves the innermost loop, which succeeds; false lets the body go on.
+    bodyIf: { when: true, ends: 'loop' },
   },
 });

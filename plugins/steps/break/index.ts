@@ -4,7 +4,7 @@ import { breakStep } from './break.js';
 
 export default definePlugin({
   name: 'svc:steps/break',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(breakStep);
   },

@@ -4,7 +4,7 @@ import { commandStep } from './command.js';
 
 export default definePlugin({
   name: 'svc:steps/command',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(commandStep);
   },

@@ -23,6 +23,8 @@ export const conditionStep = defineStepType<ConditionStep>({
     contexts: ['body', 'loop'],
     templates: ['if'],
     ifRole: 'body',
+    // In a loop body false ends the iteration (at the top level the flow ends the workflow).
+    bodyIf: { when: false, ends: 'iteration' },
   },
   flow: conditionFlow,
 });

@@ -4,7 +4,7 @@ import { conditionStep } from './condition.js';
 
 export default definePlugin({
   name: 'svc:steps/condition',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(conditionStep);
   },

@@ -11,6 +11,7 @@
 import {
   agentValueFindings,
   defineStepType,
+  type LaneSource,
   type PathSegment,
   type StepChildren,
   type StepFinding,
@@ -144,6 +145,15 @@ export const fanOutStep = defineStepType<FanOutStep>({
     ],
   },
   flow: fanOutFlow,
+  // Declaring lanes is the join policy (decision 225): child tasks, awaiting_children,
+  // merge_finished, the fan-out bounds. A `lane:` template counts only when it renders, at spawn.
+  lanes(def): LaneSource[] {
+    return lanesOf(def).map(({ lane, path }) => ({
+      ...(Array.isArray(lane.steps) && { steps: lane.steps }),
+      ...(typeof lane.workflow === 'string' && { workflow: lane.workflow }),
+      counted: path[0] === 'lanes',
+    }));
+  },
   children(def): StepChildren[] {
     const out: StepChildren[] = [];
     for (const { lane, path } of lanesOf(def)) {

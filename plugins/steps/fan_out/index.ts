@@ -4,7 +4,7 @@ import { fanOutStep } from './fan-out.js';
 
 export default definePlugin({
   name: 'svc:steps/fan_out',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(fanOutStep);
   },

@@ -22,5 +22,7 @@ export const includeStep = defineStepType<IncludeStep>({
     // command steps only.
     contexts: ['body', 'parallel', 'loop'],
     templates: [],
+    // Replaced at task creation by the steps of the workflow `workflow:` names.
+    inlines: { key: 'workflow' },
   },
 });

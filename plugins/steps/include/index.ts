@@ -4,7 +4,7 @@ import { includeStep } from './include.js';
 
 export default definePlugin({
   name: 'svc:steps/include',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(includeStep);
   },

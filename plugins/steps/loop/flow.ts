@@ -79,8 +79,9 @@ export const loopFlow: StepFlow<LoopStep> = async (ctx, def): Promise<FlowOutcom
     iteration: for (const step of body) {
       const latest = latestAt.get(`${i}:${step.id}`);
       if (latest) {
-        if (latest.state === 'stopped' && step.type === 'break') return { kind: 'succeeded' };
-        if (latest.state === 'stopped' && step.type === 'condition') break;
+        const ended = ctx.endedBy(latest, step);
+        if (ended === 'loop') return { kind: 'succeeded' };
+        if (ended === 'iteration') break;
         if (ctx.isPassed(latest, step)) continue;
       }
       const v = await ctx.runChild(step, { group: ctx.step.id, at });

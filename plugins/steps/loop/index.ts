@@ -4,7 +4,7 @@ import { loopStep } from './loop.js';
 
 export default definePlugin({
   name: 'svc:steps/loop',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(loopStep);
   },

@@ -32,6 +32,8 @@ export const loopStep = defineStepType<LoopStep>({
     reasons: ['loop_limit', 'condition_error', 'timeout'],
     contexts: ['body'],
     templates: ['if', 'for_each', 'for_each[]'],
+    // The task carries the `loop` object (SPEC §2.1) while this step is current.
+    view: 'loop',
   },
   flow: loopFlow,
   children(def): StepChildren[] {

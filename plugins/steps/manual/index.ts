@@ -4,7 +4,7 @@ import { manualStep } from './manual.js';
 
 export default definePlugin({
   name: 'svc:steps/manual',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(manualStep);
   },

@@ -21,6 +21,7 @@ export const manualStep = defineStepType<ManualStep>({
     // A gate parks the whole task, so it cannot stand among running siblings or repeat per iteration.
     contexts: ['body'],
     templates: ['instructions', 'if'],
+    waitsForHuman: true,
   },
   run: runManual,
 });

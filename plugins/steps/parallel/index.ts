@@ -4,7 +4,7 @@ import { parallelStep } from './parallel.js';
 
 export default definePlugin({
   name: 'svc:steps/parallel',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType(parallelStep);
   },

@@ -92,7 +92,7 @@ export const commandSource = defineTriggerSource<CommandSource>({
 
 export default definePlugin({
   name: 'svc:triggers/command',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerTriggerSource(commandSource);
   },

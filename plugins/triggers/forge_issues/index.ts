@@ -112,7 +112,7 @@ export const forgeIssuesSource = defineTriggerSource<ForgeIssuesSource>({
 
 export default definePlugin({
   name: 'svc:triggers/forge_issues',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerTriggerSource(forgeIssuesSource);
   },

@@ -121,7 +121,7 @@ export const forgePrsSource = defineTriggerSource<ForgePrsSource>({
 
 export default definePlugin({
   name: 'svc:triggers/forge_prs',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerTriggerSource(forgePrsSource);
   },

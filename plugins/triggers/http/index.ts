@@ -97,7 +97,7 @@ export const httpSource = defineTriggerSource<HttpSource>({
 
 export default definePlugin({
   name: 'svc:triggers/http',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerTriggerSource(httpSource);
   },

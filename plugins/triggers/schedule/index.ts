@@ -90,7 +90,7 @@ export const scheduleSource = defineTriggerSource<ScheduleSource>({
 
 export default definePlugin({
   name: 'svc:triggers/schedule',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerTriggerSource(scheduleSource);
   },

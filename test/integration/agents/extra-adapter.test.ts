@@ -63,7 +63,7 @@ const adapter = {
     };
   },
 };
-export default { name: 'acme:agents/echo', svc: '^1.0.0', setup(api) { api.registerAgent(adapter); } };
+export default { name: 'acme:agents/echo', svc: '^2.0.0', setup(api) { api.registerAgent(adapter); } };
 `;
 
 describe('a fourth adapter from a plugin folder', () => {

@@ -21,7 +21,7 @@ function writePlugin(dir: string, file: string, body: string): string {
 // A forge is the smallest contract to satisfy, so these plugins register one.
 const adapter = (name: string) => `export default {
   name: 'acme-${name}',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) { api.registerForge({ name: '${name}', detect: () => false }); },
 };\n`;
 
@@ -69,7 +69,7 @@ describe('plugin discovery', () => {
     [
       'an agent adapter missing its contract',
       (d: string) =>
-        `plugins: [${writePlugin(d, 'half.js', "export default { name: 'half', svc: '^1', setup(api) { api.registerAgent({ name: 'half' }); } };\n")}]\n`,
+        `plugins: [${writePlugin(d, 'half.js', "export default { name: 'half', svc: '^2', setup(api) { api.registerAgent({ name: 'half' }); } };\n")}]\n`,
       /plugin half registered agent "half" without binary/,
     ],
     [
@@ -80,13 +80,13 @@ describe('plugin discovery', () => {
     [
       'an incompatible API range',
       (d: string) =>
-        `plugins: [${writePlugin(d, 'old.js', "export default { name: 'old', svc: '^2.0.0', setup() {} };\n")}]\n`,
-      /plugin old .*needs plugin API \^2\.0\.0/,
+        `plugins: [${writePlugin(d, 'old.js', "export default { name: 'old', svc: '^1.0.0', setup() {} };\n")}]\n`,
+      /plugin old .*needs plugin API \^1\.0\.0/,
     ],
     [
       'a setup that throws',
       (d: string) =>
-        `plugins: [${writePlugin(d, 'boom.js', "export default { name: 'boom', svc: '^1', setup() { throw new Error('kaboom'); } };\n")}]\n`,
+        `plugins: [${writePlugin(d, 'boom.js', "export default { name: 'boom', svc: '^2', setup() { throw new Error('kaboom'); } };\n")}]\n`,
       /plugin boom .*boom\.js.*failed in setup: kaboom/,
     ],
     [

@@ -32,7 +32,7 @@ describe('TypeScript plugins from their source folder', () => {
       ],
       { encoding: 'utf8' },
     );
-    expect(JSON.parse(seen)).toEqual({ name: 'example:http', svc: '^1.0.0', setup: 'function' });
+    expect(JSON.parse(seen)).toEqual({ name: 'example:http', svc: '^2.0.0', setup: 'function' });
     const built = statSync(out).mtimeMs;
     expect(await bundleTypeScriptPlugin(entry, cache)).toBe(out);
     expect(statSync(out).mtimeMs).toBe(built);
@@ -43,7 +43,7 @@ describe('TypeScript plugins from their source folder', () => {
     mkdirSync(dir);
     writeFileSync(
       join(dir, 'index.ts'),
-      "import { where } from './where.js';\nexport default { name: 'acme:where', svc: '^1.0.0', where, setup(): void {} };\n",
+      "import { where } from './where.js';\nexport default { name: 'acme:where', svc: '^2.0.0', where, setup(): void {} };\n",
     );
     const whereFile = join(dir, 'where.ts');
     writeFileSync(whereFile, 'export const where: string = import.meta.url;\n');

@@ -29,7 +29,7 @@ const schema = z.strictObject({
 });
 export default {
   name: 'acme:deploy',
-  svc: '^1.0.0',
+  svc: '^2.0.0',
   setup(api) {
     api.registerStepType({
       meta: {
@@ -149,7 +149,7 @@ describe('a step type from a plugin', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'index.js'),
-      "export default { name: 'half', svc: '^1.0.0', setup(api) { api.registerStepType({ meta: { type: 'half', schema: { safeParse() {} }, rows: [], common: [], templates: [], reasons: [], contexts: ['nowhere'], docs: { summary: 'x' } } }); } };\n",
+      "export default { name: 'half', svc: '^2.0.0', setup(api) { api.registerStepType({ meta: { type: 'half', schema: { safeParse() {} }, rows: [], common: [], templates: [], reasons: [], contexts: ['nowhere'], docs: { summary: 'x' } } }); } };\n",
     );
     await expect(buildTestApp({ config: `plugins:\n  - ${dir}\n` })).rejects.toThrow(
       /plugin half registered a step type that "half" declares meta.contexts outside/,

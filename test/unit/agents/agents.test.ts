@@ -17,6 +17,7 @@ import { Registry } from '../../../kernel/plugin/index.js';
 import { claudeAdapter } from '../../../plugins/agents/claude/index.js';
 import { codexAdapter } from '../../../plugins/agents/codex/index.js';
 import { cursorAdapter } from '../../../plugins/agents/cursor/index.js';
+import agentStep from '../../../plugins/steps/agent/index.js';
 import fanOut from '../../../plugins/steps/fan_out/index.js';
 import parallel from '../../../plugins/steps/parallel/index.js';
 import { tempDir } from '../../support/tmp.js';
@@ -66,6 +67,8 @@ describe('agentSteps', () => {
       registerTriggerSource: () => {},
       registerForge: () => {},
     };
+    // An agent step is known by its type's declared runsAgent (decision 225): the type is registered.
+    await agentStep.setup(api as never);
     await parallel.setup(api as never);
     await fanOut.setup(api as never);
     const found = agentSteps(

@@ -39,7 +39,7 @@ describe('step type plugins', () => {
         };
         const plugin = mod.default;
         expect(plugin.name).toBe(`svc:steps/${folder}`);
-        expect(plugin.svc).toBe('^1.0.0');
+        expect(plugin.svc).toBe('^2.0.0');
         const registered: StepType[] = [];
         const refuse = () => {
           throw new Error('a step plugin registers step types only');
