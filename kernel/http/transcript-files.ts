@@ -9,6 +9,16 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 
 /** A handle lent to one read, and the file's size when it was lent. */
+/** Opens a transcript for reading; null when it is not there (a gate's row, a pruned file). */
+export async function openIfPresent(path: string): Promise<FileHandle | null> {
+  try {
+    return await open(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
 export interface TranscriptLease {
   fh: FileHandle;
   size: number;
@@ -75,13 +85,8 @@ export class TranscriptFiles {
       this.drop(entry);
       this.release(entry);
     }
-    let fh: FileHandle;
-    try {
-      fh = await open(path, 'r');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
+    const fh = await openIfPresent(path);
+    if (!fh) return null;
     entry = { path, fh, users: 1, lastUsed: this.now(), dropped: true };
     let size: number;
     try {

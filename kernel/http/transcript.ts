@@ -3,10 +3,10 @@
  * the start) or `tail` (the last N bytes, snapped back to a line start), never both. The body
  * always ends at the last complete line, and `X-Next-Offset` says where to continue.
  */
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import type { TranscriptFiles } from './transcript-files.js';
+import { openIfPresent, type TranscriptFiles } from './transcript-files.js';
 
 const nonNegative = z
   .string()
@@ -45,13 +45,8 @@ export async function readTranscript(
   q: { offset?: number; tail?: number; limit?: number },
 ): Promise<TranscriptSlice | null> {
   if (!path) return null;
-  let fh: FileHandle;
-  try {
-    fh = await open(path, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  const fh = await openIfPresent(path);
+  if (!fh) return null;
   try {
     const size = (await fh.stat()).size;
     const max = Math.min(q.limit ?? TRANSCRIPT_PAGE, TRANSCRIPT_PAGE);
