@@ -18,19 +18,6 @@ import { parseSkills } from './skills.js';
 const PROBES = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'probes', 'claude');
 const probeFixture = (name: string) => readFileSync(join(PROBES, name), 'utf8');
 
-const _usage = (
-  input: number | null,
-  output: number | null,
-  cost: number | null,
-  session: string | null,
-) => ({
-  input_tokens: input,
-  output_tokens: output,
-  cost_usd: cost,
-  session_totals: null,
-  session_id: session,
-});
-
 const spec = (o: Partial<AgentRunSpec> = {}): AgentRunSpec => ({
   prompt: 'Fix it',
   cwd: '/wt/1',

@@ -1,11 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// The claude adapter against the shared adapter contract; its own argv, stream, input, probe and
+// quota tests are in claude-run.test.ts.
 import { expect } from 'vitest';
 import { describeAgentAdapter } from '../../../test/support/describe-agent-adapter.js';
 import plugin, { claudeAdapter } from './index.js';
-
-const PROBES = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'probes', 'claude');
-const _probeFixture = (name: string) => readFileSync(join(PROBES, name), 'utf8');
 
 const usage = (
   input: number | null,
