@@ -340,18 +340,8 @@ export class Engine {
   }
 
   list(q: ListQuery): { rows: Array<Record<string, unknown>>; next_cursor: number | null } {
-    // Lanes of one parent come whole (the fan-out caps bound them); everything else is paged.
-    const limit = q.limit ?? (q.parent_id !== undefined ? LANES_UNPAGED : LIST_PAGE_DEFAULT);
-    const { rows, more } = this.lister.rows(q, limit);
-    const chats = this.openChats(rows.map((r) => r.id));
-    return {
-      rows: this.lister.views(
-        rows,
-        { decorate: this.viewContext().decorate, types: this.d.registry },
-        chats,
-      ),
-      next_cursor: more && q.parent_id === undefined ? (rows.at(-1)?.id ?? null) : null,
-    };
+    const { rows, view, next_cursor } = this.page(q);
+    return { rows: rows.map(view), next_cursor };
   }
 
   /**
@@ -359,6 +349,13 @@ export class Engine {
    * texts are what `JSON.stringify` gives each of `list`'s rows.
    */
   listTexts(q: ListQuery): { texts: string[]; next_cursor: number | null } {
+    const { rows, view, next_cursor } = this.page(q);
+    return { texts: rows.map((r) => JSON.stringify(view(r))), next_cursor };
+  }
+
+  /** One page of the list: its rows, what turns a row into its view, and the next cursor. */
+  private page(q: ListQuery) {
+    // Lanes of one parent come whole (the fan-out caps bound them); everything else is paged.
     const limit = q.limit ?? (q.parent_id !== undefined ? LANES_UNPAGED : LIST_PAGE_DEFAULT);
     const { rows, more } = this.lister.rows(q, limit);
     const chats = this.openChats(rows.map((r) => r.id));
@@ -367,10 +364,8 @@ export class Engine {
       { decorate: this.viewContext().decorate, types: this.d.registry },
       chats,
     );
-    return {
-      texts: rows.map((r) => JSON.stringify(view(r))),
-      next_cursor: more && q.parent_id === undefined ? (rows.at(-1)?.id ?? null) : null,
-    };
+    const next_cursor = more && q.parent_id === undefined ? (rows.at(-1)?.id ?? null) : null;
+    return { rows, view, next_cursor };
   }
 
   async create(body: CreateTask, opts: CreateOptions = {}) {

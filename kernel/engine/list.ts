@@ -133,17 +133,8 @@ export class TaskLister {
     return this.loopTypes;
   }
 
-  /** The list rows of `rows`, as the detail shows them. */
-  views(
-    rows: ListedRow[],
-    ctx: Omit<ViewContext, 'projectName' | 'openChat'>,
-    openChats: Map<number, number>,
-  ): Array<Record<string, unknown>> {
-    return rows.map(this.viewer(rows, ctx, openChats));
-  }
-
   /**
-   * What turns one of `rows` into its list row. The route builds and stringifies rows one at a
+   * What turns one of `rows` into its list row, as the detail shows it. The route builds and stringifies rows one at a
    * time with it, so a page's views die young instead of outliving the daemon's small young
    * generation (decision 237).
    */

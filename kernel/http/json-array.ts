@@ -1,5 +1,6 @@
 /**
- * A large JSON array as one body Buffer, built row by row (issue 22 point 3, decision 237).
+ * A large JSON array as one body Buffer, built from its rows' texts (issue 22 point 3, decision
+ * 237).
  *
  * `JSON.stringify` of a whole page of list rows is quick, but what it returns is a rope of parts,
  * and a single character beyond Latin-1 anywhere (an em dash in one status line) makes the rest of
@@ -7,12 +8,9 @@
  * again, three times the stringify itself. Rows stringified one by one stay flat and one-byte
  * where they can, and are UTF-8 encoded once into a buffer of the exact size. The bytes are
  * `JSON.stringify(rows)`'s (test/integration/http/list-body.test.ts).
+ *
+ * `texts`: each element's `JSON.stringify`.
  */
-export function jsonArray(rows: readonly object[]): Buffer {
-  return jsonArrayOfTexts(rows.map((row) => JSON.stringify(row)));
-}
-
-/** The array whose elements' JSON texts are `texts` (each `JSON.stringify` of one element). */
 export function jsonArrayOfTexts(texts: readonly string[]): Buffer {
   let bytes = texts.length > 0 ? texts.length + 1 : 2; // the brackets and the commas between rows
   for (const text of texts) bytes += Buffer.byteLength(text);
