@@ -8,9 +8,8 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 
-/** A handle lent to one read, and the file's size when it was lent. */
 /** Opens a transcript for reading; null when it is not there (a gate's row, a pruned file). */
-export async function openIfPresent(path: string): Promise<FileHandle | null> {
+async function openIfPresent(path: string): Promise<FileHandle | null> {
   try {
     return await open(path, 'r');
   } catch (err) {
@@ -19,6 +18,7 @@ export async function openIfPresent(path: string): Promise<FileHandle | null> {
   }
 }
 
+/** A handle lent to one read, and the file's size when it was lent. */
 export interface TranscriptLease {
   fh: FileHandle;
   size: number;

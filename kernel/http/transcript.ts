@@ -5,8 +5,9 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { z } from 'zod';
-import { openIfPresent, type TranscriptFiles } from './transcript-files.js';
+import { TranscriptFiles } from './transcript-files.js';
 
 const nonNegative = z
   .string()
@@ -36,40 +37,22 @@ export interface TranscriptSlice {
   size: number;
 }
 
+/** Keeps nothing: every read through it opens and closes its own handle. */
+const UNKEPT = new TranscriptFiles();
+
 /**
- * A page of the transcript, read off the event loop (decision 232): a client following sixteen
- * busy transcripts reads megabytes a second, which synchronous reads made everyone else wait for.
+ * A page of the transcript as one buffer (the MCP tool, `?format=events`): `openTranscriptPage`'s
+ * page with a handle of its own, the stream of a large page read whole. Read off the event loop
+ * (decision 232): a client following sixteen busy transcripts reads megabytes a second.
  */
 export async function readTranscript(
   path: string | null,
   q: { offset?: number; tail?: number; limit?: number },
 ): Promise<TranscriptSlice | null> {
-  if (!path) return null;
-  const fh = await openIfPresent(path);
-  if (!fh) return null;
-  try {
-    const size = (await fh.stat()).size;
-    const max = Math.min(q.limit ?? TRANSCRIPT_PAGE, TRANSCRIPT_PAGE);
-    let start = q.offset ?? 0;
-    if (q.tail !== undefined) {
-      start = Math.max(0, size - q.tail);
-      if (start > 0) {
-        // Snap back to the start of the line the tail begins in.
-        const probe = Buffer.alloc(Math.min(start, 64 * 1024));
-        const { bytesRead } = await fh.read(probe, 0, probe.length, start - probe.length);
-        const nl = probe.subarray(0, bytesRead).lastIndexOf(0x0a);
-        start = nl >= 0 ? start - probe.length + nl + 1 : start;
-      }
-    }
-    if (start >= size) return { body: Buffer.alloc(0), nextOffset: Math.max(start, 0), size };
-    const buf = Buffer.allocUnsafe(Math.min(max, size - start));
-    const { bytesRead } = await fh.read(buf, 0, buf.length, start);
-    const lastNl = buf.subarray(0, bytesRead).lastIndexOf(0x0a);
-    const end = lastNl >= 0 ? lastNl + 1 : 0;
-    return { body: buf.subarray(0, end), nextOffset: start + end, size };
-  } finally {
-    await fh.close();
-  }
+  const page = await openTranscriptPage(UNKEPT, path, q, false);
+  if (!page) return null;
+  const body = Buffer.isBuffer(page.body) ? page.body : await buffer(page.body);
+  return { body, nextOffset: page.nextOffset, size: page.size };
 }
 
 /** Pages up to this size are read into one buffer; larger ones are streamed. */

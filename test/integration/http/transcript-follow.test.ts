@@ -99,10 +99,26 @@ describe('following a transcript', () => {
     expect(streamed).toBeGreaterThan(0);
   });
 
-  it('answers what the buffered read answers, for offsets, tails and limits', async () => {
+  it('answers the page the contract describes, for offsets, tails and limits, streamed or buffered', async () => {
     const path = join(tempDir(), '0-1.jsonl');
     writeFileSync(path, Array.from({ length: 600 }, (_, i) => line(i, 100 + (i % 400))).join(''));
     appendFileSync(path, 'a partial line');
+    const content = readFileSync(path);
+    // The contract (kernel/http/transcript.ts): start at `offset`, or `tail` bytes before the end
+    // snapped back to the start of its line; at most `limit` (≤ 4 MiB) bytes, cut after the last
+    // complete line; the next offset is where the page ends.
+    const expected = (q: { offset?: number; tail?: number; limit?: number }) => {
+      const size = content.length;
+      let start = q.offset ?? 0;
+      if (q.tail !== undefined) {
+        start = Math.max(0, size - q.tail);
+        if (start > 0) start = content.lastIndexOf(0x0a, start - 1) + 1;
+      }
+      if (start >= size) return { body: Buffer.alloc(0), nextOffset: start, size };
+      const range = content.subarray(start, start + Math.min(q.limit ?? 4 << 20, 4 << 20));
+      const end = range.lastIndexOf(0x0a) + 1;
+      return { body: range.subarray(0, end), nextOffset: start + end, size };
+    };
     const files = new TranscriptFiles();
     onTestFinished(() => files.close());
     const queries = [
@@ -117,17 +133,17 @@ describe('following a transcript', () => {
       { limit: 0 },
     ];
     for (const q of queries) {
-      const want = await readTranscript(path, q);
+      const want = expected(q);
       const page = await openTranscriptPage(files, path, q, false);
       expect(page && { ...page, body: await bytesOf(page) }, JSON.stringify(q)).toEqual({
-        body: want?.body,
-        length: want?.body.length,
-        nextOffset: want?.nextOffset,
-        size: want?.size,
+        ...want,
+        length: want.body.length,
       });
+      expect(await readTranscript(path, q), JSON.stringify(q)).toEqual(want);
     }
     expect(files.size).toBe(0);
     expect(await openTranscriptPage(files, join(tempDir(), 'missing'), {}, true)).toBeNull();
+    expect(await readTranscript(join(tempDir(), 'missing'), {})).toBeNull();
   });
 
   it('reads no further ahead than the stream buffer for a reader that stops', async () => {
