@@ -3,7 +3,7 @@
  * break, fan_out), built for one run of the step from its FlowScope: rendering at a loop position,
  * the rows at its index, runChild, decision rows, and the lanes it spawns and merges.
  */
-import type { FlowContext, LaneSpec } from '../plugin/index.js';
+import { bodyIfRule, type FlowContext, type LaneSpec } from '../plugin/index.js';
 import { taskView } from './context.js';
 import { childRunner } from './flow-child.js';
 import { lanesSpawnedAt, laneViews, rowView, writeFlowRow } from './flow-rows.js';
@@ -65,7 +65,7 @@ export function buildFlowContext(s: FlowScope, timedOut: () => boolean): FlowCon
       if (row.state !== 'stopped') return null;
       const meta = deps.registry.stepType(String(child.type))?.meta;
       if (meta?.ifRole !== 'body') return null;
-      return (meta.bodyIf ?? { when: false, ends: 'iteration' }).ends;
+      return bodyIfRule(meta).ends;
     },
     runChild: childRunner(s),
     record,

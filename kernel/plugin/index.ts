@@ -178,6 +178,7 @@ export type {
 } from './step-run.js';
 export { KERNEL_STEP_KEYS, templateFailure } from './step-run.js';
 export {
+  bodyIfRule,
   bodyIfVerdict,
   declaresKey,
   gatePredicate,

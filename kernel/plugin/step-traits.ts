@@ -11,11 +11,16 @@ export interface StepTypes {
   stepType(id: string): StepType | undefined;
 }
 
-/** The meta of `type` (a type id, or a step whose `type` is read), undefined when unknown. */
-export function metaOf(types: StepTypes, type: unknown): StepTypeMeta | undefined {
+/** The step type of `type` (a type id, or a step whose `type` is read), undefined when unknown. */
+function typeOf(types: StepTypes, type: unknown): StepType | undefined {
   const id =
     typeof type === 'string' ? type : (type as { type?: unknown } | null | undefined)?.type;
-  return typeof id === 'string' ? types.stepType(id)?.meta : undefined;
+  return typeof id === 'string' ? types.stepType(id) : undefined;
+}
+
+/** The meta of `type` (a type id, or a step whose `type` is read), undefined when unknown. */
+export function metaOf(types: StepTypes, type: unknown): StepTypeMeta | undefined {
+  return typeOf(types, type)?.meta;
 }
 
 /** A step of this type runs an agent CLI (StepTypeMeta.runsAgent). */
@@ -35,15 +40,12 @@ export function gatePredicate(types: StepTypes): (stepType: string) => boolean {
 
 /** A step of this type spawns lanes and joins them (StepType.lanes). */
 export function spawnsLanes(types: StepTypes, type: unknown): boolean {
-  const id =
-    typeof type === 'string' ? type : (type as { type?: unknown } | null | undefined)?.type;
-  return typeof id === 'string' && typeof types.stepType(id)?.lanes === 'function';
+  return typeof typeOf(types, type)?.lanes === 'function';
 }
 
 /** The lanes a step declares (empty for a type without lanes, or when its hook throws). */
 export function lanesOf(types: StepTypes, step: unknown): readonly LaneSource[] {
-  const id = (step as { type?: unknown } | null | undefined)?.type;
-  const type = typeof id === 'string' ? types.stepType(id) : undefined;
+  const type = typeOf(types, step);
   if (!type?.lanes) return [];
   try {
     const lanes = type.lanes(step);
@@ -54,14 +56,18 @@ export function lanesOf(types: StepTypes, step: unknown): readonly LaneSource[] 
 }
 
 /**
- * The workflow name a step inlines at snapshot time (StepTypeMeta.inlines), or null when the step
- * is not of an inlining type or its key is not a string (the schema reports that).
+ * The workflow a step inlines at snapshot time (StepTypeMeta.inlines) and the key that names it,
+ * or null when the step is not of an inlining type or its key is not a string (the schema reports
+ * that).
  */
-export function inlinedWorkflow(types: StepTypes, step: unknown): string | null {
+export function inlinedWorkflow(
+  types: StepTypes,
+  step: unknown,
+): { key: string; name: string } | null {
   const key = metaOf(types, step)?.inlines?.key;
   if (key === undefined) return null;
   const name = (step as Record<string, unknown>)[key];
-  return typeof name === 'string' ? name : null;
+  return typeof name === 'string' ? { key, name } : null;
 }
 
 /** Whether the step's type declares `key` among its rows (a retry override replaces that key). */
@@ -85,14 +91,19 @@ export function typesWithView(
     .map((t) => t.meta.type);
 }
 
+/** A body-if type's rule (StepTypeMeta.bodyIf); absent, condition's: false ends the iteration. */
+export function bodyIfRule(meta: StepTypeMeta): NonNullable<StepTypeMeta['bodyIf']> {
+  return meta.bodyIf ?? { when: false, ends: 'iteration' };
+}
+
 /**
  * What the rendered `if` of an `ifRole: 'body'` child means (StepTypeMeta.bodyIf): whether this
- * value ends work, and what it ends. Absent: condition's (false ends the iteration).
+ * value ends work, and what it ends.
  */
 export function bodyIfVerdict(
   meta: StepTypeMeta,
   value: boolean,
 ): { ends: false } | { ends: 'iteration' | 'loop' } {
-  const rule = meta.bodyIf ?? { when: false, ends: 'iteration' as const };
+  const rule = bodyIfRule(meta);
   return value === rule.when ? { ends: rule.ends } : { ends: false };
 }

@@ -80,7 +80,7 @@ function includesOf(steps: readonly unknown[], types: StepTypeSource): string[] 
   const visit = (s: unknown) => {
     if (!isRecord(s)) return;
     const inlined = inlinedWorkflow(types, s);
-    if (inlined !== null) out.add(inlined);
+    if (inlined) out.add(inlined.name);
     for (const kid of childrenOf(s, types)) {
       if (kid.kind === 'list') kid.steps.forEach(visit);
     }

@@ -8,13 +8,7 @@
  */
 
 import type { Finding } from '../input/index.js';
-import {
-  inlinedWorkflow,
-  lanesOf,
-  metaOf,
-  type PathSegment,
-  spawnsLanes,
-} from '../plugin/index.js';
+import { inlinedWorkflow, lanesOf, type PathSegment, spawnsLanes } from '../plugin/index.js';
 import type { FieldDecl } from './fields.js';
 import {
   formatWorkflowPath,
@@ -189,10 +183,9 @@ class Resolver {
       if (!isRecord(raw)) return;
       const here = [...path, i];
       // A type that inlines a workflow (include: meta.inlines, decision 225) is replaced by its steps.
-      const key = metaOf(this.opts.types, raw)?.inlines?.key;
-      const name = key === undefined ? null : inlinedWorkflow(this.opts.types, raw);
-      if (key !== undefined && name !== null) {
-        out.push(...this.include(name, [...here, key], chain, from, carried));
+      const inlined = inlinedWorkflow(this.opts.types, raw);
+      if (inlined) {
+        out.push(...this.include(inlined.name, [...here, inlined.key], chain, from, carried));
         return;
       }
       out.push(this.mark(raw, here, chain, from, carried));
