@@ -67,8 +67,13 @@ function handCpu(n: number): Promise<{ user: number; system: number }> {
       [script, repo, dir, String(n), String(CAP), String(WARM)],
       (err, stdout) => {
         if (err) return reject(err);
-        const r = JSON.parse(stdout) as { user: number; system: number };
-        resolve({ user: r.user / 1000 / n, system: r.system / 1000 / n });
+        try {
+          const r = JSON.parse(stdout) as { user: number; system: number };
+          resolve({ user: r.user / 1000 / n, system: r.system / 1000 / n });
+        } catch (e) {
+          // A throw in this callback would end the whole bench instead of this section.
+          reject(e);
+        }
       },
     );
   });
