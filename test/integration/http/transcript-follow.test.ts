@@ -2,7 +2,14 @@
 // between polls instead of opening it for each page, and streams large pages from the file. The
 // bytes served stay the file's bytes, every page ends at a line end, no descriptor leaks, and a
 // reader that stops reading holds the daemon to a stream's buffer, not a whole page.
-import { appendFileSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -144,6 +151,22 @@ describe('following a transcript', () => {
     expect(files.size).toBe(0);
     expect(await openTranscriptPage(files, join(tempDir(), 'missing'), {}, true)).toBeNull();
     expect(await readTranscript(join(tempDir(), 'missing'), {})).toBeNull();
+  });
+
+  it('ends a streamed page with an error when the file is cut short under it, and lets the file go', async () => {
+    const path = join(tempDir(), '0-1.jsonl');
+    writeFileSync(path, line(0, 1000).repeat(1024));
+    const files = new TranscriptFiles();
+    onTestFinished(() => files.close());
+    const page = await openTranscriptPage(files, path, {}, true);
+    if (!page || Buffer.isBuffer(page.body)) throw new Error('expected a streamed page');
+    // Pruned (or rewritten by hand) while a follower reads it: never a short page served as whole.
+    truncateSync(path, 0);
+    await expect(bytesOf(page)).rejects.toThrow(/transcript shrank/);
+    const fds = openFds();
+    files.close();
+    await pause();
+    expect(openFds()).toBe(fds - 1);
   });
 
   it('reads no further ahead than the stream buffer for a reader that stops', async () => {
