@@ -18,6 +18,8 @@ import {
 import type { AttemptResult } from './attempt.js';
 import {
   durationMs,
+  jsonOr,
+  type PendingOverride,
   type StepDef,
   SWALLOWABLE,
   stepName,
@@ -82,6 +84,17 @@ export function recordDecision(
 }
 
 /** The task's current step moves past `index`. */
+/**
+ * The override a human's retry left for the step's next attempt (prompt_override, run_override),
+ * spent as it is taken: cleared on the task before the attempt that uses it starts.
+ */
+export function takeOverride(deps: RunnerDeps, task: TaskRow): PendingOverride | undefined {
+  const override = jsonOr<PendingOverride | null>(task.pending_override, null);
+  if (!override) return undefined;
+  deps.states.patch(task.id, 'running', { pending_override: null });
+  return override;
+}
+
 export function advance(deps: RunnerDeps, task: TaskRow, index: number): void {
   deps.disk.rescue(() => deps.states.patch(task.id, 'running', { current_step: index + 1 }));
 }

@@ -12,13 +12,12 @@ import { AGENT_STEP } from './kernel-steps.js';
 import {
   type FollowUpSpec,
   jsonOr,
-  type PendingOverride,
   type RepairSpec,
   type StepDef,
   stepName,
   type WorkflowSnapshot,
 } from './model.js';
-import { block, costBlock, maxRetries, noteFailure, usageLimit } from './outcomes.js';
+import { block, costBlock, maxRetries, noteFailure, takeOverride, usageLimit } from './outcomes.js';
 import type { Active, Next, RunnerDeps } from './runner-deps.js';
 
 /** Follow-up failures that block instead of returning to the origin state (decision 015). */
@@ -52,8 +51,7 @@ export async function runFollowUp(
     return block(deps, task, 'invalid_snapshot', `no step type ${step.type} is registered`);
   const all = deps.runs.ofTask(task.id);
   const context = topStepContext(deps.runs, task, project, snapshot, step, index, all);
-  const override = jsonOr<PendingOverride | null>(task.pending_override, null);
-  if (override) deps.states.patch(task.id, 'running', { pending_override: null });
+  const override = takeOverride(deps, task);
   const result = await runAttempt(deps, {
     task,
     project,
@@ -68,7 +66,7 @@ export async function runFollowUp(
     context,
     signal: entry.ac.signal,
     counts_retry: true,
-    override: override ?? undefined,
+    override,
   });
   const { outcome } = result;
   const costReason = result.row.cost_usd !== null ? costBlock(deps, task) : null;

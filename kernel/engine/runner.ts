@@ -21,7 +21,6 @@ import { unmergedPaths } from './lane-merges.js';
 import {
   type FollowUpSpec,
   jsonOr,
-  type PendingOverride,
   type RepairSpec,
   type StepDef,
   snapshotOf,
@@ -35,6 +34,7 @@ import {
   blockReasonFor,
   costBlock,
   recordDecision,
+  takeOverride,
   usageLimit,
 } from './outcomes.js';
 import { evaluateGuard } from './render.js';
@@ -351,8 +351,7 @@ export class Runner {
       const outcome = await runFlow(deps, task, project, snapshot, step, index, entry.ac.signal);
       return this.applyFlow(task, snapshot, step, index, outcome);
     }
-    const override = jsonOr<PendingOverride | null>(task.pending_override, null);
-    if (override) deps.states.patch(task.id, 'running', { pending_override: null });
+    const override = takeOverride(deps, task);
     let next: Next = 'stop';
     await runAttempt(deps, {
       task,
@@ -368,7 +367,7 @@ export class Runner {
       context,
       signal: entry.ac.signal,
       counts_retry: true,
-      override: override ?? undefined,
+      override,
       // The attempt's end, the task's advance and, after the last step, done: one transaction.
       onSettled: (result) => {
         next = applyOutcome(this.deps, task, snapshot, step, index, result, entry);
