@@ -136,6 +136,8 @@ export class OutputLines {
 
 const CR = 0x0d;
 const TAIL = Buffer.from('"}\n');
+/** Line ends of the chunk being framed, reused from chunk to chunk. */
+let ends = new Int32Array(2048);
 /** What JSON.stringify escapes in well-formed text (a \r left after dropping each line's last one). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding what JSON escapes is the point
 const NEEDS_ESCAPE = /[\x00-\x09\x0b-\x1f"\\]/;
@@ -150,24 +152,32 @@ const NEEDS_ESCAPE = /[\x00-\x09\x0b-\x1f"\\]/;
  * JSON and encoded it again, four times the work for base64 lines (issue 22 point 4, decision 239).
  */
 function frameClean(lines: Buffer, head: string): Buffer {
+  // One pass finds the line ends; the copy pass then reads them back from `ends`.
   let count = 0;
   let crs = 0;
   for (let nl = lines.indexOf(NL); nl >= 0; nl = lines.indexOf(NL, nl + 1)) {
-    count++;
-    if (lines[nl - 1] === CR && nl > 0) crs++;
+    if (count === ends.length) {
+      const grown = new Int32Array(count * 2);
+      grown.set(ends);
+      ends = grown;
+    }
+    ends[count++] = nl;
+    if (nl > 0 && lines[nl - 1] === CR) crs++;
   }
-  const h = Buffer.from(`${head}"`);
-  const out = Buffer.allocUnsafe(lines.length - count - crs + count * (h.length + TAIL.length));
-  let at = 0;
+  // A line's end and the next line's head are one copy: `"}\n{"type":…,"text":"`.
+  const joint = Buffer.from(`"}\n${head}"`);
+  const out = Buffer.allocUnsafe(lines.length - count - crs + count * joint.length);
+  out.set(joint.subarray(TAIL.length), 0);
+  let at = joint.length - TAIL.length;
   let from = 0;
-  for (let nl = lines.indexOf(NL); nl >= 0; nl = lines.indexOf(NL, from)) {
+  for (let i = 0; i < count; i++) {
+    const nl = ends[i] as number;
     const end = nl > from && lines[nl - 1] === CR ? nl - 1 : nl;
-    out.set(h, at);
-    at += h.length;
     out.set(lines.subarray(from, end), at);
     at += end - from;
-    out.set(TAIL, at);
-    at += TAIL.length;
+    const sep = i + 1 < count ? joint : TAIL;
+    out.set(sep, at);
+    at += sep.length;
     from = nl + 1;
   }
   return out;
