@@ -1,10 +1,11 @@
 /**
- * The task list (`GET /v1/tasks`, MCP `tasks_list`, `svc task list`): one statement per page
- * (issue 22 point 3, decision 233). The page's ids come from an index in `id` order (migration
- * 0015), then the same statement joins each row's project name, its current step's name and type
- * (from `steps_outline`, never the snapshot), and the cost and token sums of its attempts (read
- * from the covering index `step_runs_spend`); the open chats of the page are one more read, by
- * the chats' hook. A row reads every column but the workflow snapshot; the snapshot of a
+ * The task list (`GET /v1/tasks`, MCP `tasks_list`, `svc task list`): set-based reads per page
+ * (issue 22 point 3, decisions 233 and 244). The page's ids come first, from an index in `id`
+ * order (migration 0015); the open chats of the page are one read for those ids, by the chats'
+ * hook; then one statement, stepped through row by row, joins each row's project name, its
+ * current step's name and type (from `steps_outline`, never the snapshot), and the cost and token
+ * sums of its attempts (read from the covering index `step_runs_spend`). A row reads every
+ * column but the workflow snapshot; the snapshot of a
  * task whose current step shows the loop view (its type declares `view: 'loop'`, decision 225; the
  * set is a bound parameter of the same statement) is read for that step alone (the loop decorator
  * needs it).
