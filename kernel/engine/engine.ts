@@ -115,38 +115,35 @@ export class Engine {
       logger: d.logger,
       clock: d.clock,
     });
-    this.runner = new Runner(
-      {
-        input: this.input,
-        host: this.stepHost,
-        store: d.store,
-        disk: d.disk,
-        procMark: procMarkPrefix(d.paths.dataDir),
-        runs: this.runs,
-        events: d.events,
-        clock: d.clock,
-        config: () => d.config.current(),
-        transcriptsDir: d.paths.transcriptsDir,
-        tasks: this.tasks,
-        projects: d.projects.table,
-        states: this.states,
-        registry: d.registry,
-        logger: d.logger,
-        worktreesDir: d.paths.worktreesDir,
-        precut: this.precut,
-        treeCost: (rootId) => this.treeCost(rootId),
-        workflows: d.workflows,
-        settledLanes: (taskId, index) =>
-          (
-            d.store.db
-              .prepare(
-                "SELECT COUNT(*) AS n FROM tasks WHERE parent_task_id = ? AND spawned_by_index = ? AND state IN ('done', 'aborted', 'archived')",
-              )
-              .get(taskId, index) as { n: number }
-          ).n,
-      },
-      () => d.scheduler.poke(),
-    );
+    this.runner = new Runner({
+      input: this.input,
+      host: this.stepHost,
+      store: d.store,
+      disk: d.disk,
+      procMark: procMarkPrefix(d.paths.dataDir),
+      runs: this.runs,
+      events: d.events,
+      clock: d.clock,
+      config: () => d.config.current(),
+      transcriptsDir: d.paths.transcriptsDir,
+      tasks: this.tasks,
+      projects: d.projects.table,
+      states: this.states,
+      registry: d.registry,
+      logger: d.logger,
+      worktreesDir: d.paths.worktreesDir,
+      precut: this.precut,
+      treeCost: (rootId) => this.treeCost(rootId),
+      workflows: d.workflows,
+      settledLanes: (taskId, index) =>
+        (
+          d.store.db
+            .prepare(
+              "SELECT COUNT(*) AS n FROM tasks WHERE parent_task_id = ? AND spawned_by_index = ? AND state IN ('done', 'aborted', 'archived')",
+            )
+            .get(taskId, index) as { n: number }
+        ).n,
+    });
     this.creator = new TaskCreator({
       store: d.store,
       tasks: this.tasks,
@@ -189,9 +186,11 @@ export class Engine {
       );
       if (loop) view.loop = loop;
     });
-    this.states.onTransition((task, _from, event) => {
+    this.states.onTransition((task, from, event) => {
       this.precut.onTransition(task);
-      d.scheduler.poke();
+      // An admission made by a pass is that pass's own doing: it needs no other (decision 245).
+      if (!(from === 'queued' && task.state === 'running' && d.scheduler.passing))
+        d.scheduler.poke();
       d.notifier.onStateChanged(event, task.parent_task_id === null);
       if (task.parent_task_id !== null) this.laneChanged(task);
     });

@@ -56,10 +56,11 @@ export class Runner {
   private readonly active = new Map<number, Active>();
   private idleWaiters: Array<() => void> = [];
 
-  constructor(
-    private readonly deps: RunnerDeps,
-    private readonly onSettle: () => void,
-  ) {}
+  /**
+   * A loop's end asks for no admission pass: slots are counted by state, and every state change
+   * already asks for one (decision 245).
+   */
+  constructor(private readonly deps: RunnerDeps) {}
 
   isActive(taskId: number): boolean {
     return this.active.has(taskId);
@@ -89,7 +90,6 @@ export class Runner {
       .catch((err: unknown) => this.crashed(taskId, err))
       .finally(() => {
         this.active.delete(taskId);
-        this.onSettle();
         if (this.active.size === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
     this.active.set(taskId, entry);

@@ -98,8 +98,8 @@ export class TaskStates {
         full.queued_reason = null;
         full.admit_not_before = null;
       }
-      if (!this.tasks.moveState(id, from, to, full)) return null;
-      const task = this.tasks.get(id) as TaskRow;
+      const task = this.tasks.moveState(id, from, to, full);
+      if (!task) return null;
       const event = this.events.append(
         'task.state_changed',
         { project_id: task.project_id, task_id: id },
@@ -119,13 +119,10 @@ export class TaskStates {
   /** Changes fields without a state change, guarded by the state the caller saw. */
   patch(id: number, state: TaskState, patch: TaskPatch): boolean {
     return this.store.tx(() => {
-      const before = this.tasks.get(id);
+      // The row before is read only when the step may advance: its event needs the old step.
+      const before = patch.current_step !== undefined ? this.tasks.get(id) : undefined;
       if (!this.tasks.cas(id, state, { ...patch, updated_at: this.now() })) return false;
-      if (
-        before &&
-        patch.current_step !== undefined &&
-        patch.current_step !== before.current_step
-      ) {
+      if (before && patch.current_step !== before.current_step) {
         this.events.append(
           'task.step_advanced',
           { project_id: before.project_id, task_id: id },

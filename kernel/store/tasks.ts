@@ -189,10 +189,23 @@ export class TasksTable {
     return this.write(id, from, patch);
   }
 
-  /** The one writer of `tasks.state`: for `TaskStates.apply`, which checks the move first. */
-  moveState(id: number, from: TaskState, to: TaskState, patch: TaskPatch): boolean {
+  /**
+   * The one writer of `tasks.state`: for `TaskStates.apply`, which checks the move first. Answers
+   * the row as written (`RETURNING`: the event and the listeners need it, and reading it again
+   * was one more statement on every state change), or undefined when the task had left `from`.
+   */
+  moveState(id: number, from: TaskState, to: TaskState, patch: TaskPatch): TaskRow | undefined {
     noState(patch);
-    return this.write(id, from, { ...patch, state: to });
+    const set: Partial<Omit<TaskRow, 'id'>> = { ...patch, state: to };
+    const keys = Object.keys(set);
+    const row = this.db
+      .prepare(
+        `UPDATE tasks SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @__id AND state = @__from RETURNING *`,
+      )
+      .get({ ...set, __id: id, __from: from }) as TaskRow | undefined;
+    // RETURNING does not see what a trigger writes after it: a new snapshot's outline
+    // (migration 0015) is read back.
+    return row && 'workflow_snapshot' in patch ? this.get(id) : row;
   }
 
   private write(id: number, from: TaskState, patch: Partial<Omit<TaskRow, 'id'>>): boolean {
