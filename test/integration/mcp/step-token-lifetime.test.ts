@@ -2,7 +2,7 @@
 // run is running — never after the run is cancelled, fails, is replaced by a retry, or is ended by
 // a daemon restart. A command step that waits for a file stands in for the agent, so the run is
 // live exactly as long as the test wants; each knock is a raw `initialize` over HTTP.
-import { rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stepToken } from '../../../kernel/mcp/index.js';
@@ -56,8 +56,14 @@ async function setup(root?: string) {
   return { t, base };
 }
 
+/**
+ * Written aside and renamed into place: the step's loop must never see the file before its number
+ * (an empty `release` made `exit $(cat release)` exit 0, and the failed run a done one).
+ */
 function release(task: TaskJson, code: number): void {
-  writeFileSync(join(task.worktree_path as string, 'release'), String(code));
+  const file = join(task.worktree_path as string, 'release');
+  writeFileSync(`${file}.tmp`, String(code));
+  renameSync(`${file}.tmp`, file);
 }
 
 describe('a per-step MCP token', () => {
