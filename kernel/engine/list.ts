@@ -64,7 +64,9 @@ const EXTRA: Array<keyof Extra> = [
  */
 function rowBuilder(names: readonly string[]): (values: unknown[]) => ListedRow {
   for (const name of names)
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a column name: ${name}`);
+    // `__proto__` is an identifier too, but as a literal's key it sets the prototype.
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name === '__proto__')
+      throw new Error(`not a column name: ${name}`);
   const literal = names.map((name, i) => `${name}: v[${i}]`).join(', ');
   return new Function('v', `return { ${literal} };`) as (values: unknown[]) => ListedRow;
 }
