@@ -3,9 +3,12 @@
  * then the built daemon in its own process answering over loopback HTTP: `GET /v1/tasks` (the default page), every
  * page of the whole list for the default, `archived=all`, `project_id=` and `state=` (issue 22
  * point 3), a task detail, and a replay of every event on `GET /v1/events`. Baselines in the same run:
- * `GET /v1/health` (the HTTP floor) and reading + serializing the same events straight from
- * SQLite (the storage floor).
+ * `GET /v1/health` (the HTTP floor), the same list pages sent by a bare Node server and walked by
+ * the same client (the transport's floor: what a walk costs when the pages cost nothing to build;
+ * decision 244), and reading + serializing the same events straight from SQLite (the storage floor).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { cleanup, makeRepo, prepare, QUIET_CONFIG, spawnDaemon, tempRoot } from './lib/env.js';
 import { seedHistory } from './lib/seed.js';
@@ -16,6 +19,8 @@ export interface ListWalk {
   query: string;
   rows: number;
   ms: number[];
+  /** The same pages, bodies and headers, from a bare Node server walked the same way. */
+  bareMs: number[];
 }
 
 export interface ApiResult {
@@ -45,31 +50,74 @@ async function timed(url: string, token: string, n: number, path: (i: number) =>
   return { ms: out, last: body };
 }
 
+/** A page as the client received it: what a bare server sends back for the baseline. */
+interface Page {
+  body: string;
+  type: string;
+  cursor: string | null;
+}
+
+/** Every page of `query` once, from `url`: the pages and the time of the whole walk. */
+async function walkOnce(url: string, token: string, query: string) {
+  const t0 = now();
+  let cursor: string | null = null;
+  const pages: Page[] = [];
+  do {
+    const sep = query ? '&' : '';
+    const res = await fetch(
+      `${url}/v1/tasks?${query}${sep}limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+      { headers: { authorization: `Bearer ${token}` } },
+    );
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`list ${query} → ${res.status} ${body.slice(0, 200)}`);
+    cursor = res.headers.get('x-next-cursor');
+    pages.push({ body, type: res.headers.get('content-type') ?? '', cursor });
+  } while (cursor);
+  return { ms: now() - t0, pages };
+}
+
+/**
+ * A bare Node server answering a walk with `pages` (the same bytes, content type and cursors,
+ * the page chosen by its cursor), the walk timed by the same client code.
+ */
+async function bareWalks(pages: Page[], query: string, n: number): Promise<number[]> {
+  const bodies = pages.map((p) => Buffer.from(p.body, 'utf8'));
+  const byCursor = new Map<string, number>(pages.map((p, i) => [p.cursor ?? '', i + 1]));
+  const server = createServer((req, res) => {
+    const cursor = new URL(req.url ?? '/', 'http://x').searchParams.get('cursor');
+    const i = cursor === null ? 0 : (byCursor.get(cursor) ?? 0);
+    const page = pages[i] as Page;
+    res.setHeader('content-type', page.type);
+    res.setHeader('content-length', (bodies[i] as Buffer).length);
+    if (page.cursor) res.setHeader('x-next-cursor', page.cursor);
+    res.end(bodies[i]);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const ms: number[] = [];
+  try {
+    for (let i = -2; i < n; i++) {
+      const r = await walkOnce(url, 'bare', query);
+      if (i >= 0) ms.push(r.ms);
+    }
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+  return ms;
+}
+
 /** Walks every page of `query` `n` times; the times of whole walks (bodies read, not parsed). */
 async function walk(url: string, token: string, query: string, n: number): Promise<ListWalk> {
   const ms: number[] = [];
-  let rows = 0;
+  let pages: Page[] = [];
   for (let i = -2; i < n; i++) {
-    const t0 = now();
-    let cursor: string | null = null;
-    const bodies: string[] = [];
-    do {
-      const sep = query ? '&' : '';
-      const res = await fetch(
-        `${url}/v1/tasks?${query}${sep}limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
-        { headers: { authorization: `Bearer ${token}` } },
-      );
-      const body = await res.text();
-      if (res.status !== 200)
-        throw new Error(`list ${query} → ${res.status} ${body.slice(0, 200)}`);
-      bodies.push(body);
-      cursor = res.headers.get('x-next-cursor');
-    } while (cursor);
-    if (i >= 0) ms.push(now() - t0);
-    // Parsed after the clock stops: the client's JSON.parse is not the daemon's time.
-    rows = bodies.reduce((sum, b) => sum + (JSON.parse(b) as unknown[]).length, 0);
+    const r = await walkOnce(url, token, query);
+    if (i >= 0) ms.push(r.ms);
+    pages = r.pages;
   }
-  return { query: query || '(default)', rows, ms };
+  // Parsed after the clock stops: the client's JSON.parse is not the daemon's time.
+  const rows = pages.reduce((sum, p) => sum + (JSON.parse(p.body) as unknown[]).length, 0);
+  return { query: query || '(default)', rows, ms, bareMs: await bareWalks(pages, query, n) };
 }
 
 /** Reads an SSE replay until the frame with `lastId` arrives; returns the frames counted. */

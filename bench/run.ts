@@ -232,8 +232,8 @@ async function main(): Promise<number> {
       rows.push({
         measure: `whole list ${w.query}, ${w.rows} rows in pages of 1,000: median / worst of ${w.ms.length}`,
         svc: `${fmtMs(median(w.ms))} / ${fmtMs(Math.max(...w.ms))}`,
-        baseline: '',
-        ratio: '',
+        baseline: `${fmtMs(median(w.bareMs))} / ${fmtMs(Math.max(...w.bareMs))} (the same pages from a bare Node server)`,
+        ratio: ratio(median(w.ms), median(w.bareMs)),
         target: 'median ≤ 150 ms',
         ok: median(w.ms) <= 150,
       });

@@ -339,32 +339,30 @@ export class Engine {
   }
 
   list(q: ListQuery): { rows: Array<Record<string, unknown>>; next_cursor: number | null } {
-    const { rows, view, next_cursor } = this.page(q);
-    return { rows: rows.map(view), next_cursor };
+    const rows: Array<Record<string, unknown>> = [];
+    const { next_cursor } = this.listEach(q, (row) => rows.push(row));
+    return { rows, next_cursor };
   }
 
   /**
-   * `list` with each row stringified as soon as it is built (GET /v1/tasks, decision 237): the
-   * texts are what `JSON.stringify` gives each of `list`'s rows.
+   * `list`'s rows one at a time, each handed to `each` as soon as it is built and never kept
+   * (GET /v1/tasks stringifies it into the body at once; decisions 237, 244). `each` must not
+   * write to the database: the page's statement is still stepping.
    */
-  listTexts(q: ListQuery): { texts: string[]; next_cursor: number | null } {
-    const { rows, view, next_cursor } = this.page(q);
-    return { texts: rows.map((r) => JSON.stringify(view(r))), next_cursor };
-  }
-
-  /** One page of the list: its rows, what turns a row into its view, and the next cursor. */
-  private page(q: ListQuery) {
+  listEach(
+    q: ListQuery,
+    each: (row: Record<string, unknown>) => void,
+  ): { next_cursor: number | null } {
     // Lanes of one parent come whole (the fan-out caps bound them); everything else is paged.
     const limit = q.limit ?? (q.parent_id !== undefined ? LANES_UNPAGED : LIST_PAGE_DEFAULT);
-    const { rows, more } = this.lister.rows(q, limit);
-    const chats = this.openChats(rows.map((r) => r.id));
+    // The page's ids first: its open chats are needed before its first row is built.
+    const { ids, more } = this.lister.ids(q, limit);
     const view = this.lister.viewer(
-      rows,
       { decorate: this.viewContext().decorate, types: this.d.registry },
-      chats,
+      this.openChats(ids),
     );
-    const next_cursor = more && q.parent_id === undefined ? (rows.at(-1)?.id ?? null) : null;
-    return { rows, view, next_cursor };
+    this.lister.each(ids, (r) => each(view(r)));
+    return { next_cursor: more && q.parent_id === undefined ? (ids.at(-1) ?? null) : null };
   }
 
   async create(body: CreateTask, opts: CreateOptions = {}) {

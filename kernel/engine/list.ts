@@ -1,10 +1,11 @@
 /**
- * The task list (`GET /v1/tasks`, MCP `tasks_list`, `svc task list`): one statement per page
- * (issue 22 point 3, decision 233). The page's ids come from an index in `id` order (migration
- * 0015), then the same statement joins each row's project name, its current step's name and type
- * (from `steps_outline`, never the snapshot), and the cost and token sums of its attempts (read
- * from the covering index `step_runs_spend`); the open chats of the page are one more read, by
- * the chats' hook. A row reads every column but the workflow snapshot; the snapshot of a
+ * The task list (`GET /v1/tasks`, MCP `tasks_list`, `svc task list`): set-based reads per page
+ * (issue 22 point 3, decisions 233 and 244). The page's ids come first, from an index in `id`
+ * order (migration 0015); the open chats of the page are one read for those ids, by the chats'
+ * hook; then one statement, stepped through row by row, joins each row's project name, its
+ * current step's name and type (from `steps_outline`, never the snapshot), and the cost and token
+ * sums of its attempts (read from the covering index `step_runs_spend`). A row reads every
+ * column but the workflow snapshot; the snapshot of a
  * task whose current step shows the loop view (its type declares `view: 'loop'`, decision 225; the
  * set is a bound parameter of the same statement) is read for that step alone (the loop decorator
  * needs it).
@@ -54,8 +55,24 @@ const EXTRA: Array<keyof Extra> = [
   '__output',
 ];
 
+/**
+ * A function turning a row's values (in `names` order) into an object keyed by `names`, compiled
+ * once per connection. A loop of keyed stores building a 60-key object cost about a quarter of a
+ * whole-list walk's JavaScript (each store a map transition through a megamorphic cache); one
+ * object literal per row costs next to nothing (decision 244). `names` are column names from our
+ * own schema and our own aliases, checked here to be plain identifiers before any is compiled.
+ */
+function rowBuilder(names: readonly string[]): (values: unknown[]) => ListedRow {
+  for (const name of names)
+    // `__proto__` is an identifier too, but as a literal's key it sets the prototype.
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name === '__proto__')
+      throw new Error(`not a column name: ${name}`);
+  const literal = names.map((name, i) => `${name}: v[${i}]`).join(', ');
+  return new Function('v', `return { ${literal} };`) as (values: unknown[]) => ListedRow;
+}
+
 export class TaskLister {
-  private readonly names: string[];
+  private readonly row: (values: unknown[]) => ListedRow;
   private readonly columns: string;
   private loopTypes: string | null = null;
 
@@ -67,14 +84,16 @@ export class TaskLister {
     const all = db.prepare('PRAGMA table_info(tasks)').all() as Array<{ name: string }>;
     const read = all.map((c) => c.name).filter((n) => !UNREAD.has(n));
     this.columns = read.map((n) => `t.${n}`).join(', ');
-    this.names = [...read, ...EXTRA];
+    this.row = rowBuilder([...read, ...EXTRA]);
   }
 
   /**
-   * One page: `limit` rows (at most one more is read, to tell whether another page follows) under
-   * the filters and cursor of `q`, newest first; a parent's lanes in lane order, whole.
+   * The ids of one page: `limit` of them (at most one more is read, to tell whether another page
+   * follows) under the filters and cursor of `q`, newest first; a parent's lanes in lane order,
+   * whole. Read before the rows, so what the view needs across the page (its open chats) is known
+   * before the first row is built (decision 244).
    */
-  rows(q: ListQuery, limit: number): { rows: ListedRow[]; more: boolean } {
+  ids(q: ListQuery, limit: number): { ids: number[]; more: boolean } {
     const where: string[] = [];
     const params: unknown[] = [];
     if (q.state) {
@@ -95,11 +114,31 @@ export class TaskLister {
       params.push(q.cursor);
     }
     const order = q.parent_id !== undefined ? 't.lane_order, t.id' : 't.id DESC';
+    const ids = this.db
+      .prepare(
+        `SELECT t.id FROM tasks t ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY ${order} LIMIT ?`,
+      )
+      .pluck(true)
+      .all(...params, limit + 1) as number[];
+    const more = ids.length > limit;
+    if (more) ids.length = limit;
+    return { ids, more };
+  }
+
+  /**
+   * The rows of `ids`, in that order, each handed to `each` as SQLite steps to it: no page of rows
+   * is ever held, so each row and what is built from it die young (decision 244). `each` may read
+   * the database but not write it (the connection is busy until the last row).
+   */
+  each(ids: readonly number[], each: (row: ListedRow) => void): void {
+    if (ids.length === 0) return;
     const step = "'$[' || t.current_step || ']'";
     const spend = (sum: string) => `(SELECT ${sum} FROM step_runs s WHERE s.task_id = t.id)`;
-    const sql = `WITH page AS MATERIALIZED (
-        SELECT t.id FROM tasks t ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY ${order} LIMIT ?)
+    // The page drives the join (CROSS JOIN, which SQLite never reorders): its rows are read by
+    // primary key, never by scanning the table (decisions 237, 244). `key` is the id's place in
+    // the page, so the rows come in the order the ids were read.
+    const sql = `WITH page AS MATERIALIZED (SELECT key AS place, value AS id FROM json_each(?))
       SELECT ${this.columns}, p.name,
         json_extract(t.steps_outline, ${step} || '[0]'),
         json_extract(t.steps_outline, ${step} || '[1]'),
@@ -108,24 +147,14 @@ export class TaskLister {
         ${spend('SUM(s.cost_usd)')}, ${spend('SUM(s.input_tokens)')}, ${spend('SUM(s.output_tokens)')}
       FROM page CROSS JOIN tasks t ON t.id = page.id
       LEFT JOIN projects p ON p.id = t.project_id
-      ORDER BY ${order}`;
-    // CROSS JOIN keeps the page's ids the outer loop: with a plain JOIN and no cursor, SQLite
-    // chose to scan every task row in id order to skip sorting the page (decision 237).
+      ORDER BY page.place`;
     // Arrays, not objects, from SQLite: building a 50-key object per row in the binding cost more
     // than the rest of the page (decision 233).
-    const raw = this.db
+    const rows = this.db
       .prepare(sql)
       .raw(true)
-      .all(...params, limit + 1, this.loopTypesJson()) as unknown[][];
-    const more = raw.length > limit;
-    if (more) raw.length = limit;
-    const { names } = this;
-    const rows = raw.map((values) => {
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
-      return row as unknown as ListedRow;
-    });
-    return { rows, more };
+      .iterate(JSON.stringify(ids), this.loopTypesJson()) as IterableIterator<unknown[]>;
+    for (const values of rows) each(this.row(values));
   }
 
   private loopTypesJson(): string {
@@ -134,23 +163,23 @@ export class TaskLister {
   }
 
   /**
-   * What turns one of `rows` into its list row, as the detail shows it. The route builds and stringifies rows one at a
-   * time with it, so a page's views die young instead of outliving the daemon's small young
-   * generation (decision 237).
+   * What turns a row of `each` into its list row, as the detail shows it. The route builds and
+   * stringifies rows one at a time with it, so a page's views die young instead of outliving the
+   * daemon's small young generation (decisions 237, 244).
    */
   viewer(
-    rows: ListedRow[],
     ctx: Omit<ViewContext, 'projectName' | 'openChat'>,
     openChats: Map<number, number>,
   ): (r: ListedRow) => Record<string, unknown> {
+    // A row's own project is the one its view names; the row carries its name.
     const names = new Map<number, string>();
-    for (const r of rows) names.set(r.project_id, r.__project ?? '');
     const context: ViewContext = {
       ...ctx,
       projectName: (id) => names.get(id) ?? '',
       openChat: (id) => openChats.get(id) ?? null,
     };
     return (r) => {
+      names.set(r.project_id, r.__project ?? '');
       const name = r.__step === null ? '' : r.__step;
       const steps: StepDef[] = [];
       if (r.__loop_step !== null) steps[r.current_step] = JSON.parse(r.__loop_step) as StepDef;

@@ -18,7 +18,7 @@ import { SvcError } from '../../errors.js';
 import { parseId, parseWith } from '../../input/index.js';
 import type { Services } from '../../services.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
-import { JSON_UTF8, jsonArrayOfTexts } from '../json-array.js';
+import { JSON_UTF8, jsonArrayBody } from '../json-array.js';
 import { streamForRequest } from '../sse.js';
 import { openTranscriptPage, readTranscript, TranscriptQuerySchema } from '../transcript.js';
 import {
@@ -49,10 +49,14 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
 
   app.get('/v1/tasks', async (req, reply) => {
     const q = parseWith(TaskListQuerySchema, req.query ?? {}, 'query');
-    const { texts, next_cursor } = s.engine.listTexts(q);
-    if (next_cursor !== null) void reply.header('x-next-cursor', String(next_cursor));
-    // The same bytes fastify's JSON.stringify would send, encoded row by row (decision 237).
-    return reply.type(JSON_UTF8).send(jsonArrayOfTexts(texts));
+    // The same bytes fastify's JSON.stringify would send, each row stringified and encoded as it
+    // is built, so no page of rows or texts is ever held (decisions 237, 244).
+    let next: number | null = null;
+    const body = jsonArrayBody((push) => {
+      next = s.engine.listEach(q, (row) => push(JSON.stringify(row))).next_cursor;
+    });
+    if (next !== null) void reply.header('x-next-cursor', String(next));
+    return reply.type(JSON_UTF8).send(body);
   });
 
   app.post('/v1/tasks', large, async (req, reply) => {
