@@ -101,6 +101,27 @@ describe('result tails kept as bytes', () => {
     );
   });
 
+  it('keeps a line longer than its buffer, and the lines after it', () => {
+    const long = Buffer.from(`${'y'.repeat(600_000)}\r\n`);
+    for (const data of [
+      Buffer.concat([Buffer.from('a\n'.repeat(50)), long, Buffer.from('b\n'.repeat(20))]),
+      Buffer.concat([Buffer.from('a\n'.repeat(50)), long]),
+      Buffer.concat([long, long, Buffer.from('c\r\n'.repeat(70_000)), long.subarray(0, 400_000)]),
+    ]) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < data.length; i += 65_536) chunks.push(data.subarray(i, i + 65_536));
+      const all = texts(chunks);
+      const got = tails(chunks);
+      expect(got.tail).toBe(tailLines(all.join('\n'), 200));
+      expect(got.stderr).toBe(
+        all
+          .map((t) => `${t}\n`)
+          .join('')
+          .slice(-64 * 1024),
+      );
+    }
+  });
+
   it('keeps enough of output made only of four-byte characters and invalid bytes', () => {
     const line = `${'😀'.repeat(3000)}\n`;
     const bad = Buffer.from(`${'\xff\xe2\x82'.repeat(5000)}\n`, 'latin1');
