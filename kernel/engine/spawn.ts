@@ -100,11 +100,11 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     stdout: new OutputLines(req.phase, 'stdout'),
     stderr: new OutputLines(req.phase, 'stderr'),
   };
-  const onBatch = (stream: 'stdout' | 'stderr', batch: OutputBatch | null, hold = false) => {
+  const onBatch = (stream: 'stdout' | 'stderr', batch: OutputBatch | null) => {
     if (!batch) return;
     if (stream === 'stderr') errTail.push(batch);
     tail.push(batch);
-    const put = transcript.writeLines(batch.bytes, { hold });
+    const put = transcript.writeLines(batch.bytes);
     if (!put) return;
     const text = put.taken === batch.bytes.length ? batch.text : firstLines(batch, put.taken);
     s.onOutput?.({ phase: req.phase, stream, text, offset: put.offset });
@@ -121,10 +121,7 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
   let diskHeld = false;
   const handle = (stream: 'stdout' | 'stderr', c: Buffer) => {
     if (raw) split[stream].push(c, onRawLine(stream));
-    else onBatch(stream, lines[stream].push(c, ts()), true);
-    // Lines of a chunk with more read behind it wait to go out with theirs, up to a batch; the
-    // last chunk read so far writes everything held (decision 246).
-    if (queue.bytes === 0) transcript.flush();
+    else onBatch(stream, lines[stream].push(c, ts()));
     // The disk is behind: stop reading until it catches up, so the producer waits on its pipe.
     if (!diskHeld && transcript.pending > TRANSCRIPT_HIGH_WATER) {
       diskHeld = true;

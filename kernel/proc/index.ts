@@ -25,4 +25,4 @@ export {
   type SpawnSpec,
   startProcess,
 } from './spawn.js';
-export { TRANSCRIPT_HIGH_WATER, TRANSCRIPT_WRITE_BATCH, TranscriptWriter } from './transcript.js';
+export { TRANSCRIPT_HIGH_WATER, TranscriptWriter } from './transcript.js';

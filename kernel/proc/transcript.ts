@@ -26,8 +26,6 @@ import { dirname } from 'node:path';
 
 /** Queued bytes past which a producer should be held back (`pending`). */
 export const TRANSCRIPT_HIGH_WATER = 1024 * 1024;
-/** Bytes held back by `writeLines(…, { hold: true })` before a write starts on its own. */
-export const TRANSCRIPT_WRITE_BATCH = 256 * 1024;
 
 export class TranscriptWriter {
   private fd: number | null = null;
@@ -41,8 +39,6 @@ export class TranscriptWriter {
   /** Queued plus in flight. */
   private waiting = 0;
   private inFlight = false;
-  /** Bytes queued by held `writeLines` calls since the last write started (decision 246). */
-  private held = 0;
   private idleWaiters: Array<() => void> = [];
   private openWaiters: Array<() => void> = [];
   private drainWaiters: Array<() => void> = [];
@@ -92,14 +88,8 @@ export class TranscriptWriter {
    * Appends whole lines given as bytes (each ending in `\n`), as `write` would one by one: past
    * `maxBytes` the crossing line goes in and the rest is dropped. Returns how many bytes of `lines`
    * were taken and the offset after them; null when none were.
-   *
-   * `hold`: more output is already waiting (decision 246), so no write starts for these lines
-   * until `TRANSCRIPT_WRITE_BATCH` bytes are queued or `flush()` is called: a step printing as
-   * fast as it can costs a few large writes, and a follower a few large pages, instead of one of
-   * each per chunk read. Anything else written (`write`, `annotate`, an unheld call), `flushed()`,
-   * `drained()` and `close()` write what is held too.
    */
-  writeLines(lines: Buffer, opts?: { hold?: boolean }): { taken: number; offset: number } | null {
+  writeLines(lines: Buffer): { taken: number; offset: number } | null {
     if (this.latchedFlag || !this.open || lines.length === 0 || this.refused()) return null;
     let taken = lines.length;
     if (this.maxBytes > 0 && this.size + taken > this.maxBytes) {
@@ -107,18 +97,9 @@ export class TranscriptWriter {
       const crossing = lines.indexOf(0x0a, Math.max(0, this.maxBytes - this.size));
       taken = crossing < 0 ? lines.length : crossing + 1;
     }
-    const hold = opts?.hold === true && this.held + taken < TRANSCRIPT_WRITE_BATCH;
-    if (hold) this.held += taken;
-    this.enqueue(taken === lines.length ? lines : lines.subarray(0, taken), hold);
+    this.enqueue(taken === lines.length ? lines : lines.subarray(0, taken));
     if (this.maxBytes > 0 && this.size > this.maxBytes) this.latch();
     return { taken, offset: this.size };
-  }
-
-  /** Starts a write of whatever `writeLines(…, { hold: true })` held back. */
-  flush(): void {
-    if (this.held === 0) return;
-    this.held = 0;
-    this.pump();
   }
 
   /** Writes a daemon annotation even after the latch (step start/finish markers). */
@@ -139,14 +120,12 @@ export class TranscriptWriter {
 
   /** Resolves once everything accepted so far is on disk (or the writer failed: see `failure`). */
   flushed(): Promise<void> {
-    this.flush();
     if (this.idle) return Promise.resolve();
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
   /** Resolves once fewer than `TRANSCRIPT_HIGH_WATER / 4` bytes wait (at once if so already). */
   drained(): Promise<void> {
-    this.flush();
     if (this.waiting <= TRANSCRIPT_HIGH_WATER / 4) return Promise.resolve();
     return new Promise((r) => this.drainWaiters.push(r));
   }
@@ -213,13 +192,10 @@ export class TranscriptWriter {
     this.pump();
   }
 
-  /** Queues bytes; unless `hold`, starts a write of them and of whatever was held. */
-  private enqueue(buf: Buffer, hold = false): void {
+  private enqueue(buf: Buffer): void {
     this.queue.push(buf);
     this.waiting += buf.length;
     this.size += buf.length;
-    if (hold) return;
-    this.held = 0;
     this.pump();
   }
 
@@ -229,7 +205,7 @@ export class TranscriptWriter {
       this.settle();
       return;
     }
-    if (this.queue.length === 0 || this.held > 0) {
+    if (this.queue.length === 0) {
       this.settle();
       return;
     }
@@ -301,7 +277,6 @@ export class TranscriptWriter {
     this.failed = err;
     this.queue = [];
     this.waiting = 0;
-    this.held = 0;
     const fd = this.fd;
     this.fd = null;
     // A write in flight still uses the descriptor: `written` closes it when that write returns.

@@ -2,33 +2,11 @@
 // keep every byte in order; a batch of lines latches exactly where lines written one by one do;
 // a file system error is reported, never thrown; disk-full mode (decision 180) stops a writer at
 // its next line and its next write, whatever was queued.
-import fs, { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import {
-  TRANSCRIPT_HIGH_WATER,
-  TRANSCRIPT_WRITE_BATCH,
-  TranscriptWriter,
-} from '../../../kernel/proc/index.js';
-import { waitFor } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { TRANSCRIPT_HIGH_WATER, TranscriptWriter } from '../../../kernel/proc/index.js';
 import { tempDir } from '../../support/tmp.js';
-
-/** Counts the `fs.writev` calls the writers make (the one call that puts transcript bytes on disk). */
-function countWritev(): { readonly calls: number } {
-  const original = fs.writev;
-  const counter = { calls: 0 };
-  fs.writev = ((...args: unknown[]) => {
-    counter.calls++;
-    return (original as (...a: unknown[]) => void)(...args);
-  }) as typeof fs.writev;
-  syncBuiltinESMExports();
-  onTestFinished(() => {
-    fs.writev = original;
-    syncBuiltinESMExports();
-  });
-  return counter;
-}
 
 const line = (i: number, width = 40) => `${JSON.stringify({ i, text: 'x'.repeat(width) })}\n`;
 
@@ -155,42 +133,5 @@ describe('transcript writer', () => {
     await t.close();
     // The write in flight lands before close() resolves; what was only queued never follows it.
     expect(readFileSync(t.path, 'utf8')).toBe(before + chunk.toString());
-  });
-
-  // Decision 246: lines of a chunk with more output read behind it are held, so a step printing
-  // as fast as it can costs a few large writes instead of one per chunk.
-  it('holds lines while more wait, writes them in one go on flush(), and all of them', async () => {
-    const t = new TranscriptWriter(join(tempDir(), 'h.jsonl'), 0);
-    await t.opened();
-    const writes = countWritev();
-    const want: string[] = [];
-    for (let i = 0; i < 100; i++) {
-      const text = line(i, 1000);
-      want.push(text);
-      t.writeLines(Buffer.from(text), { hold: true });
-    }
-    t.flush();
-    await t.flushed();
-    expect(writes.calls).toBe(1);
-    expect(readFileSync(t.path, 'utf8')).toBe(want.join(''));
-    await t.close();
-  });
-
-  it('starts a write on its own once a batch is held, and flushed() or a note writes the rest', async () => {
-    const t = new TranscriptWriter(join(tempDir(), 'b.jsonl'), 0);
-    const chunk = Buffer.from(`${'b'.repeat(1023)}\n`.repeat(64));
-    for (let held = 0; held < TRANSCRIPT_WRITE_BATCH; held += chunk.length)
-      t.writeLines(chunk, { hold: true });
-    await waitFor(() => statSync(t.path).size >= TRANSCRIPT_WRITE_BATCH);
-    t.writeLines(Buffer.from('held\n'), { hold: true });
-    t.annotate('step_finished', {}, 'T');
-    await waitFor(() =>
-      readFileSync(t.path, 'utf8').endsWith('"type":"svc.step_finished","ts":"T"}\n'),
-    );
-    expect(readFileSync(t.path, 'utf8')).toContain('held\n{');
-    t.writeLines(Buffer.from('last\n'), { hold: true });
-    await t.flushed();
-    expect(readFileSync(t.path, 'utf8').endsWith('}\nlast\n')).toBe(true);
-    await t.close();
   });
 });
