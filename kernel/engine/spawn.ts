@@ -15,11 +15,13 @@ import {
   type OutputBatch,
   OutputLines,
   OutputQueue,
+  OutputTail,
   type RunningProcess,
   resolveEnvironment,
   startProcess,
   TRANSCRIPT_HIGH_WATER,
   type TranscriptWriter,
+  tailLines,
 } from '../proc/index.js';
 import { type ContainerSettings, killContainer, wrapInContainer } from '../sandbox/index.js';
 
@@ -55,30 +57,6 @@ export interface LoggedSpawn {
   onProcess?(proc: { pauseTimeout(): void; resumeTimeout(): void } | null): void;
 }
 
-const tailLines = (text: string, lines: number, maxBytes = 16 * 1024): string => {
-  let out = text.split('\n').slice(-lines).join('\n');
-  if (Buffer.byteLength(out) > maxBytes) out = out.slice(-maxBytes);
-  return out;
-};
-
-/** Enough of the end of a process's output for `tailLines`: the last 128 Ki characters at least. */
-class OutputTail {
-  private parts: string[] = [];
-  private length = 0;
-
-  push(text: string): void {
-    this.parts.push(text, '\n');
-    this.length += text.length + 1;
-    while (this.parts.length > 2 && this.length - (this.parts[0] as string).length >= 128 * 1024)
-      this.length -= (this.parts.shift() as string).length;
-  }
-
-  /** The output kept, without its final newline. */
-  text(): string {
-    return this.parts.join('').replace(/\n$/, '');
-  }
-}
-
 /** The texts of a batch's lines held in its first `taken` bytes (a transcript that latched mid-batch). */
 function firstLines(batch: OutputBatch, taken: number): string {
   let n = 0;
@@ -98,7 +76,11 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     ts(),
   );
   const raw = req.stdoutMode === 'raw';
-  const tail = new OutputTail();
+  // Result tails keep bytes, decoded once the process has ended (decision 246): the last 200
+  // lines cut to 16 KiB need at most 16 Ki units of text, the stderr tail 64 Ki, and three bytes
+  // of output give at least one unit.
+  const tail = new OutputTail(128 * 1024);
+  const errTail = new OutputTail(3 * 64 * 1024);
   let stderrTail = '';
   // Raw mode (an agent's own stream): stdout lines go to the transcript verbatim, one by one, to
   // the adapter's parser; stderr becomes svc.stderr lines.
@@ -120,8 +102,8 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
   };
   const onBatch = (stream: 'stdout' | 'stderr', batch: OutputBatch | null) => {
     if (!batch) return;
-    if (stream === 'stderr') stderrTail = `${stderrTail}${batch.text}\n`.slice(-64 * 1024);
-    tail.push(batch.text);
+    if (stream === 'stderr') errTail.push(batch);
+    tail.push(batch);
     const put = transcript.writeLines(batch.bytes);
     if (!put) return;
     const text = put.taken === batch.bytes.length ? batch.text : firstLines(batch, put.taken);
@@ -238,6 +220,6 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     transcript_limited: transcript.latched,
     spawn_error: r.spawnError ? `${r.spawnError.code ?? 'error'}: ${r.spawnError.message}` : null,
     tail: tailLines(tail.text(), 200),
-    stderr_tail: stderrTail,
+    stderr_tail: raw || errTail.empty ? stderrTail : `${errTail.text()}\n`.slice(-64 * 1024),
   };
 }

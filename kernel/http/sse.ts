@@ -54,6 +54,23 @@ export function frameLive(c: LiveChunk): string {
   return `event: ${c.kind}\ndata: ${JSON.stringify({ ...c.data, task_id: c.task_id, chat_id: c.chat_id })}\n\n`;
 }
 
+/** Frames already made, by chunk: every stream is handed the same chunk object (EventLog.live). */
+const liveFrames = new WeakMap<LiveChunk, Buffer>();
+
+/**
+ * A live chunk's frame as bytes, made once however many streams forward it (decision 246): a
+ * chunk of command output is up to ~100 KiB of text, and each follower stringified and encoded
+ * it again. Streams only write it, never change it.
+ */
+export function sharedLiveFrame(c: LiveChunk): Buffer {
+  let frame = liveFrames.get(c);
+  if (!frame) {
+    frame = Buffer.from(frameLive(c));
+    liveFrames.set(c, frame);
+  }
+  return frame;
+}
+
 export interface OpenStreams {
   closeAll(): void;
 }
@@ -135,7 +152,7 @@ export function streamEvents(
   let cursor = Math.max(0, lastEventId);
   const buffered: StoredEvent[] = [];
 
-  const write = (chunk: string) => {
+  const write = (chunk: string | Buffer) => {
     if (closed) return;
     res.write(chunk);
     if (res.writableLength > maxBuffered) close();
@@ -151,7 +168,7 @@ export function streamEvents(
   });
   const unsubscribeLive = filter.acceptLive
     ? log.subscribeLive((c) => {
-        if (!replaying && filter.acceptLive?.(c)) write(frameLive(c));
+        if (!replaying && filter.acceptLive?.(c)) write(sharedLiveFrame(c));
       })
     : () => {};
   const heartbeat = setInterval(() => write(': heartbeat\n\n'), opts.heartbeatMs);

@@ -12,8 +12,9 @@ export {
 } from './capture.js';
 export { type EnvironmentPolicy, resolveEnvironment } from './env.js';
 export { killMarked, MARK_VAR, markedPids, procMarkPrefix, signalMarked } from './marks.js';
-export { type OutputBatch, OutputLines } from './output-lines.js';
+export { linesText, type OutputBatch, OutputLines } from './output-lines.js';
 export { OutputQueue, QUEUE_HOLD, SLICE_MS } from './output-pump.js';
+export { OutputTail, tailLines } from './output-tail.js';
 export {
   KILL_GRACE_MS,
   killOrphan,

@@ -24,6 +24,32 @@ export interface OutputBatch {
   bytes: Buffer;
   /** The lines' texts joined with `\n` (live output, result tails). */
   text: string;
+  /**
+   * The output bytes those texts were decoded from (whole lines, a byte-order mark at the
+   * stream's start dropped): `linesText(lines)` is `text` again. A result tail keeps these
+   * instead of the texts (output-tail.ts).
+   */
+  lines: Buffer;
+}
+
+const fallback = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** Output bytes as text: latin1 when ASCII, UTF-8 when valid, else with U+FFFD replacements. */
+function decodeBytes(b: Buffer): string {
+  if (isAscii(b)) return b.toString('latin1');
+  if (isUtf8(b)) return b.toString('utf8');
+  return fallback.decode(b);
+}
+
+/**
+ * The texts of an `OutputBatch`'s `lines`, joined with `\n`, exactly as the batch gave them: one
+ * `\r` dropped before each `\n`, the last `\n` dropped. A last line given at `end()` has no `\n`
+ * and keeps its `\r`.
+ */
+export function linesText(lines: Buffer): string {
+  const decoded = decodeBytes(lines);
+  const joined = decoded.includes('\r') ? decoded.replaceAll('\r\n', '\n') : decoded;
+  return joined.endsWith('\n') ? joined.slice(0, -1) : joined;
 }
 
 /** `{"type":"svc.output","ts":"<ts>","phase":<phase>,"stream":<stream>,"text":` as JSON.stringify spells it. */
@@ -37,7 +63,6 @@ export class OutputLines {
   private atStart = true;
   /** Whether the bytes `decode` was last given were valid UTF-8. */
   private valid = true;
-  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
   constructor(
     private readonly phase: string,
@@ -65,10 +90,11 @@ export class OutputLines {
     const rest = this.rest;
     this.rest = null;
     if (!rest || rest.length === 0) return null;
+    const lines = this.atStart && rest.subarray(0, 3).equals(BOM) ? rest.subarray(3) : rest;
     const text = this.decode(rest);
     if (text === '') return null;
     const line = `${head(ts, this.phase, this.stream)}${JSON.stringify(text)}}\n`;
-    return { bytes: Buffer.from(line), text };
+    return { bytes: Buffer.from(line), text, lines };
   }
 
   /** Decodes bytes of whole lines as the streaming decoder did; drops a leading BOM once. */
@@ -82,7 +108,7 @@ export class OutputLines {
     if (isAscii(b)) return b.toString('latin1');
     if (isUtf8(b)) return b.toString('utf8');
     this.valid = false;
-    return this.decoder.decode(b);
+    return fallback.decode(b);
   }
 
   /** `region`: whole lines, the last one ending in `\n`. */
@@ -94,7 +120,7 @@ export class OutputLines {
     const text = joined.slice(0, -1);
     const h = head(ts, this.phase, this.stream);
     const framed = this.valid && !NEEDS_ESCAPE.test(joined) ? frameClean(bomless, h) : null;
-    if (framed) return { bytes: framed, text };
+    if (framed) return { bytes: framed, text, lines: bomless };
     let out: string;
     if (region.indexOf(BACKSLASH) < 0) {
       // Without a backslash in the text, every `\n` in its JSON escape is one of its newlines, so
@@ -104,12 +130,14 @@ export class OutputLines {
       out = '';
       for (const line of text.split('\n')) out += `${h}${JSON.stringify(line)}}\n`;
     }
-    return { bytes: Buffer.from(out), text };
+    return { bytes: Buffer.from(out), text, lines: bomless };
   }
 }
 
 const CR = 0x0d;
 const TAIL = Buffer.from('"}\n');
+/** Line ends of the chunk being framed, reused from chunk to chunk. */
+let ends = new Int32Array(2048);
 /** What JSON.stringify escapes in well-formed text (a \r left after dropping each line's last one). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding what JSON escapes is the point
 const NEEDS_ESCAPE = /[\x00-\x09\x0b-\x1f"\\]/;
@@ -124,24 +152,32 @@ const NEEDS_ESCAPE = /[\x00-\x09\x0b-\x1f"\\]/;
  * JSON and encoded it again, four times the work for base64 lines (issue 22 point 4, decision 239).
  */
 function frameClean(lines: Buffer, head: string): Buffer {
+  // One pass finds the line ends; the copy pass then reads them back from `ends`.
   let count = 0;
   let crs = 0;
   for (let nl = lines.indexOf(NL); nl >= 0; nl = lines.indexOf(NL, nl + 1)) {
-    count++;
-    if (lines[nl - 1] === CR && nl > 0) crs++;
+    if (count === ends.length) {
+      const grown = new Int32Array(count * 2);
+      grown.set(ends);
+      ends = grown;
+    }
+    ends[count++] = nl;
+    if (nl > 0 && lines[nl - 1] === CR) crs++;
   }
-  const h = Buffer.from(`${head}"`);
-  const out = Buffer.allocUnsafe(lines.length - count - crs + count * (h.length + TAIL.length));
-  let at = 0;
+  // A line's end and the next line's head are one copy: `"}\n{"type":…,"text":"`.
+  const joint = Buffer.from(`"}\n${head}"`);
+  const out = Buffer.allocUnsafe(lines.length - count - crs + count * joint.length);
+  out.set(joint.subarray(TAIL.length), 0);
+  let at = joint.length - TAIL.length;
   let from = 0;
-  for (let nl = lines.indexOf(NL); nl >= 0; nl = lines.indexOf(NL, from)) {
+  for (let i = 0; i < count; i++) {
+    const nl = ends[i] as number;
     const end = nl > from && lines[nl - 1] === CR ? nl - 1 : nl;
-    out.set(h, at);
-    at += h.length;
     out.set(lines.subarray(from, end), at);
     at += end - from;
-    out.set(TAIL, at);
-    at += TAIL.length;
+    const sep = i + 1 < count ? joint : TAIL;
+    out.set(sep, at);
+    at += sep.length;
     from = nl + 1;
   }
   return out;

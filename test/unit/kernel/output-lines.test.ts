@@ -4,7 +4,7 @@
 // and control characters included, however the pipe cuts the stream into chunks.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, OutputLines } from '../../../kernel/proc/index.js';
+import { LineSplitter, linesText, OutputLines } from '../../../kernel/proc/index.js';
 
 const TS = '2026-11-27T19:12:44.142123456Z';
 
@@ -31,12 +31,15 @@ function batched(chunks: Buffer[], phase: string, stream: string) {
   for (const c of chunks) {
     const b = lines.push(c, TS);
     if (b) {
+      // A result tail decodes a batch's bytes again once the process has ended (decision 246).
+      expect(linesText(b.lines)).toBe(b.text);
       out.push(b.bytes);
       texts.push(...b.text.split('\n'));
     }
   }
   const last = lines.end(TS);
   if (last) {
+    expect(linesText(last.lines)).toBe(last.text);
     out.push(last.bytes);
     texts.push(last.text);
   }
