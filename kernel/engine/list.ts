@@ -63,8 +63,8 @@ const EXTRA: Array<keyof Extra> = [
  * own schema and our own aliases, checked here to be plain identifiers before any is compiled.
  */
 function rowBuilder(names: readonly string[]): (values: unknown[]) => ListedRow {
+  // `__proto__` is an identifier too, but as a literal's key it sets the prototype.
   for (const name of names)
-    // `__proto__` is an identifier too, but as a literal's key it sets the prototype.
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name === '__proto__')
       throw new Error(`not a column name: ${name}`);
   const literal = names.map((name, i) => `${name}: v[${i}]`).join(', ');
