@@ -1,6 +1,7 @@
 // Every kind of row the task list shows, written the way the engine writes them: shared by the
 // list's row tests (test/integration/engine/list-rows.test.ts) and its body tests
 // (test/integration/http/list-walk.test.ts).
+import { newStepRun, type StepRunInsert } from '../../kernel/store/index.js';
 import type { TestApp } from './app.js';
 import { addProject, commandWorkflow, createTask } from './tasks.js';
 
@@ -54,44 +55,23 @@ export async function seedEveryKindOfRow(t: TestApp) {
           .join(', ')} WHERE id = @id`,
       )
       .run({ ...fields, id });
-  const run = (task: number, fields: Record<string, unknown>) =>
-    t.kernel.services.engine.runs.insert({
-      task_id: task,
-      step_index: 0,
-      step_id: 'run',
-      step_name: 'run',
-      step_type: 'command',
-      group_id: null,
-      attempt: 1,
-      iteration: 0,
-      loop_item: null,
-      loop_total: null,
-      state: 'succeeded',
-      agent: null,
-      model: null,
-      effort: null,
-      pid: null,
-      proc_started_at: null,
-      exit_code: 0,
-      check_exit_code: null,
-      failure_reason: null,
-      skip_reason: null,
-      result_summary: '',
-      transcript_path: null,
-      input_tokens: null,
-      output_tokens: null,
-      cost_usd: null,
-      input_wait_ms: 0,
-      prompt_override: null,
-      run_override: null,
-      counts_retry: 1,
-      session_id: null,
-      head_before: null,
-      head_after: null,
-      started_at: '2026-11-27T10:00:00.000Z',
-      finished_at: '2026-11-27T10:00:01.000Z',
-      ...fields,
-    });
+  const run = (task: number, fields: Partial<StepRunInsert>) =>
+    t.kernel.services.engine.runs.insert(
+      newStepRun({
+        task_id: task,
+        step_index: 0,
+        step_id: 'run',
+        step_name: 'run',
+        step_type: 'command',
+        attempt: 1,
+        state: 'succeeded',
+        exit_code: 0,
+        counts_retry: 1,
+        started_at: '2026-11-27T10:00:00.000Z',
+        finished_at: '2026-11-27T10:00:01.000Z',
+        ...fields,
+      }),
+    );
 
   const done = await make(a.project.id, 'one', 'done one');
   set(done, { state: 'done', current_step: 1, finished_at: '2026-11-27T10:00:02.000Z' });
