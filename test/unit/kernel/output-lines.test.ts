@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LineSplitter, linesText, OutputLines } from '../../../kernel/proc/index.js';
+import { cutAt } from '../../support/chunks.js';
 
 const TS = '2026-11-27T19:12:44.142123456Z';
 
@@ -98,17 +99,7 @@ const streamOf = (tokens: number[][]) =>
     )
     .map(([tokens, cuts]) => {
       const bytes = Buffer.from(tokens.flat());
-      const at = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))].sort(
-        (a, b) => a - b,
-      );
-      const chunks: Buffer[] = [];
-      let from = 0;
-      for (const c of at) {
-        chunks.push(bytes.subarray(from, c));
-        from = c;
-      }
-      chunks.push(bytes.subarray(from));
-      return chunks;
+      return cutAt(bytes, cuts);
     });
 const stream = streamOf(TOKENS);
 

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LineSplitter, OutputLines, OutputTail, tailLines } from '../../../kernel/proc/index.js';
+import { cutAt } from '../../support/chunks.js';
 
 const TS = '2026-11-27T19:12:44.142123456Z';
 
@@ -42,17 +43,7 @@ const stream = fc
         .map(([pieces, n]) => Buffer.from(pieces.flat()).toString('latin1').repeat(n))
         .map((s) => Buffer.from(s, 'latin1')),
     );
-    const at = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))].sort(
-      (a, b) => a - b,
-    );
-    const chunks: Buffer[] = [];
-    let from = 0;
-    for (const c of at) {
-      chunks.push(bytes.subarray(from, c));
-      from = c;
-    }
-    chunks.push(bytes.subarray(from));
-    return chunks;
+    return cutAt(bytes, cuts);
   });
 
 /** The tails kept from `data` (read in pipe-sized chunks unless cut already) are the whole output's. */
