@@ -26,6 +26,7 @@ import {
 import { buildApp } from './http/index.js';
 import type { RouteModule } from './http/route-module.js';
 import { routeModules } from './http/routes/index.js';
+import { useSpawner } from './launch/index.js';
 import { mcpRoutes } from './mcp/index.js';
 import { contributeOpsInfo } from './ops/index.js';
 import { loadPlugins, pluginCacheDir, Registry } from './plugin/index.js';
@@ -211,6 +212,8 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
     reclaimer: services.reclaimer,
     updates: services.updates,
   });
+  // Every program this daemon starts is forked by a small process of its own (decision 247).
+  const releaseSpawner = useSpawner((message) => logger.warn({ message }, 'spawner'));
   await app.ready();
   // Before the engine starts: the task lock and branch claims must hold from the first request.
   services.chats.start();
@@ -222,6 +225,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       await services.workflows.close();
       await config.close();
       store.close();
+      releaseSpawner();
       throw err;
     }
   }
@@ -296,6 +300,7 @@ export async function createKernel(opts: KernelOptions): Promise<Kernel> {
       await config.close();
       store.close();
       disk.stop();
+      releaseSpawner();
     },
   };
 }

@@ -181,6 +181,7 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     mark: s.mark,
   });
   proc = started;
+  await started.spawned;
   try {
     if (started.pid !== undefined) s.onSpawn?.(started.pid, started.startTicks);
   } catch (err) {

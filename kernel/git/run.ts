@@ -3,7 +3,7 @@
  * and pins the locale so messages can be matched. A failure is a GitError carrying git's own
  * message, which callers surface (e.g. in an archive's `branch.error`).
  */
-import { execFile } from 'node:child_process';
+import { collect } from '../launch/index.js';
 
 export class GitError extends Error {
   constructor(
@@ -33,37 +33,23 @@ export interface GitResult {
   code: number;
 }
 
-/** Runs git and resolves with its output whatever the exit status. */
-export function gitRaw(
+/**
+ * Runs git and resolves with its output whatever the exit status (a timeout or a signal reads as
+ * status 1). Rejects when git cannot start, or prints more than 64 MiB (git is then stopped).
+ * Started through `launch`, like every program svc runs (decision 247).
+ */
+export async function gitRaw(
   cwd: string,
   args: string[],
   opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      args,
-      {
-        cwd,
-        env: { ...process.env, ...GIT_ENV, ...opts.env },
-        maxBuffer: 64 * 1024 * 1024,
-        timeout: opts.timeoutMs ?? 0,
-        encoding: 'utf8',
-      },
-      (err, stdout, stderr) => {
-        if (err && typeof (err as NodeJS.ErrnoException).code === 'string') {
-          reject(err);
-          return;
-        }
-        const code = err
-          ? typeof (err as { code?: unknown }).code === 'number'
-            ? (err as { code: number }).code
-            : 1
-          : 0;
-        resolve({ stdout, stderr, code });
-      },
-    );
+  const r = await collect('git', args, {
+    cwd,
+    env: { ...process.env, ...GIT_ENV, ...opts.env },
+    ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
   });
+  if (r.error) throw r.error;
+  return { stdout: r.stdout, stderr: r.stderr, code: r.code ?? 1 };
 }
 
 /** Runs git and resolves with stdout, or rejects with a GitError. */

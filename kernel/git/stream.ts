@@ -4,7 +4,7 @@
  * (a clean filter or a hook it starts goes with it), killed whole when the caller stops reading or
  * its signal aborts — a client that hangs up mid-diff leaves no git behind (issue 16).
  */
-import { spawn } from 'node:child_process';
+import { launch } from '../launch/index.js';
 import { GIT_ENV } from './run.js';
 
 export interface GitStreamOptions {
@@ -36,17 +36,6 @@ export class GitAbortedError extends Error {
   }
 }
 
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {}
-  }
-}
-
 /** Runs git with argv only, streaming stdout to `onStdout`; resolves once the process is gone. */
 export function streamGit(opts: GitStreamOptions): Promise<GitStreamResult> {
   return new Promise((resolve, reject) => {
@@ -54,46 +43,38 @@ export function streamGit(opts: GitStreamOptions): Promise<GitStreamResult> {
       reject(new GitAbortedError());
       return;
     }
-    const child = spawn('git', opts.args, {
-      cwd: opts.cwd,
-      env: { ...process.env, ...GIT_ENV, ...opts.env },
-      detached: process.platform !== 'win32',
-      stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
     let stopped = false;
     let aborted = false;
     let stderr = '';
+    const child = launch({
+      file: 'git',
+      args: opts.args,
+      cwd: opts.cwd,
+      env: { ...process.env, ...GIT_ENV, ...opts.env },
+      stdin: opts.stdin ?? '',
+      onStdout: (chunk) => {
+        if (stopped) return;
+        if (!opts.onStdout(chunk)) stop();
+      },
+      onStderr: (chunk) => {
+        if (stderr.length < STDERR_KEPT) stderr += chunk.toString('utf8').slice(0, STDERR_KEPT);
+      },
+    });
     const stop = () => {
       if (stopped) return;
       stopped = true;
-      killGroup(child.pid);
+      child.signal('SIGKILL');
     };
     const onAbort = () => {
       aborted = true;
       stop();
     };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (stopped) return;
-      if (!opts.onStdout(chunk)) stop();
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      if (stderr.length < STDERR_KEPT) stderr += chunk.toString('utf8').slice(0, STDERR_KEPT);
-    });
-    if (opts.stdin && child.stdin) {
-      // git may exit before reading everything (a bad argument): its closed pipe is not our error.
-      child.stdin.on('error', () => {});
-      child.stdin.end(opts.stdin);
-    }
-    child.on('error', (err) => {
+    void child.closed.then((end) => {
       opts.signal?.removeEventListener('abort', onAbort);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      opts.signal?.removeEventListener('abort', onAbort);
-      if (aborted) reject(new GitAbortedError());
-      else resolve({ code, stderr, stopped });
+      if (end.error) reject(end.error);
+      else if (aborted) reject(new GitAbortedError());
+      else resolve({ code: end.code, stderr, stopped });
     });
   });
 }

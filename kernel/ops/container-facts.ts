@@ -5,8 +5,8 @@
  * asked its version. A missing runtime is information, never a doctor problem (the problems set is
  * closed); task creation is where it refuses (SPEC §2.10 conditions table, not this room).
  */
-import { execFile } from 'node:child_process';
 import type { Config } from '../config/index.js';
+import { collect } from '../launch/index.js';
 import { resolveEnvironment } from '../proc/index.js';
 import { whichBinary } from './agent-facts.js';
 
@@ -57,15 +57,12 @@ export async function containerGroup(config: Config, probe: boolean): Promise<Co
   }
   if (!probe)
     return { ...base, consulted: true, runtime_path: path, available: true, version: null };
-  const r = await new Promise<{ ok: boolean; out: string }>((resolve) => {
-    execFile(
-      path,
-      ['--version'],
-      { env, timeout: CONTAINER_PROBE_TIMEOUT_MS, encoding: 'utf8' },
-      (err, stdout, stderr) =>
-        resolve({ ok: !err, out: (err ? stderr || err.message : stdout).trim() }),
-    );
-  });
+  const c = await collect(path, ['--version'], { env, timeoutMs: CONTAINER_PROBE_TIMEOUT_MS });
+  const ok = !c.error && c.code === 0;
+  const r = {
+    ok,
+    out: (ok ? c.stdout : c.stderr || c.error?.message || `exited with status ${c.code}`).trim(),
+  };
   return r.ok
     ? { ...base, consulted: true, runtime_path: path, available: true, version: r.out }
     : {

@@ -1,7 +1,8 @@
 /**
  * proc: child processes svc starts for users — the environment policy, process-group spawning
  * with graceful-then-forced termination on the injected clock, orphan recognition after a crash,
- * and per-attempt transcripts. Uses: clock. Used by: engine, step plugins (through StepContext),
+ * and per-attempt transcripts; every program starts through kernel/launch (a spawner process while
+ * a daemon runs, decision 247). Uses: clock, launch. Used by: engine, step plugins (through StepContext),
  * notify, chats. Decision 013 (why node:child_process and not execa here).
  */
 export {

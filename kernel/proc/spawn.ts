@@ -4,12 +4,13 @@
  * group, then SIGKILL after a grace period measured on the injected clock. Arguments are always
  * argv; nothing here builds a shell line.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Clock, Timer } from '../clock/index.js';
+import { launch, processStartTicks } from '../launch/index.js';
 import { killMarked, MARK_VAR, signalMarked } from './marks.js';
+
+export { processStartTicks };
 
 export const KILL_GRACE_MS = 10_000;
 
@@ -49,9 +50,12 @@ export interface SpawnResult {
 }
 
 export interface RunningProcess {
-  pid: number | undefined;
+  /** Known once `spawned` resolves (a launch through the spawner learns it a message later). */
+  readonly pid: number | undefined;
   /** Linux process start time (clock ticks since boot), to recognize our own orphan after a crash. */
-  startTicks: string | null;
+  readonly startTicks: string | null;
+  /** Resolves once the process runs or failed to start (`pid` then stays undefined). */
+  spawned: Promise<void>;
   stdin: Writable | null;
   done: Promise<SpawnResult>;
   /** Terminates the process group: SIGTERM now, SIGKILL after the grace period. */
@@ -65,27 +69,6 @@ export interface RunningProcess {
    */
   pauseOutput(): void;
   resumeOutput(): void;
-}
-
-export function processStartTicks(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, sig);
-  } catch {
-    try {
-      child.kill(sig);
-    } catch {}
-  }
 }
 
 /** Kills a process group left by a previous daemon, if the pid still names the process we started. */
@@ -106,16 +89,17 @@ export function killOrphan(pid: number, startTicks: string | null): boolean {
 
 export function startProcess(spec: SpawnSpec): RunningProcess {
   const mark = spec.mark ? `${spec.mark}.${randomBytes(6).toString('hex')}` : null;
-  const child = spawn(spec.file, spec.args, {
+  const child = launch({
+    file: spec.file,
+    args: spec.args,
     cwd: spec.cwd,
     env: mark ? { ...spec.env, [MARK_VAR]: mark } : spec.env,
-    detached: process.platform !== 'win32',
-    stdio: ['pipe', 'pipe', 'pipe'],
-    windowsHide: true,
+    stdin: spec.stdin === 'keep-open' ? 'keep-open' : (spec.stdin ?? ''),
+    onStdout: (c) => spec.onStdout?.(c),
+    onStderr: (c) => spec.onStderr?.(c),
   });
   let timedOut = false;
   let aborted = false;
-  let spawnError: NodeJS.ErrnoException | null = null;
   let graceTimer: Timer | null = null;
   let timeoutTimer: Timer | null = null;
   let exited = false;
@@ -125,11 +109,11 @@ export function startProcess(spec: SpawnSpec): RunningProcess {
     if (exited || graceTimer) return;
     terminated = true;
     spec.onTerminate?.();
-    killGroup(child, 'SIGTERM');
+    child.signal('SIGTERM');
     if (mark) signalMarked(mark, 'SIGTERM');
     graceTimer = spec.clock.setTimer(spec.killGraceMs ?? KILL_GRACE_MS, () => {
       if (exited) return;
-      killGroup(child, 'SIGKILL');
+      child.signal('SIGKILL');
       if (mark) killMarked(mark);
     });
   };
@@ -160,53 +144,34 @@ export function startProcess(spec: SpawnSpec): RunningProcess {
   };
   arm();
 
-  child.stdout?.on('data', (c: Buffer) => spec.onStdout?.(c));
-  child.stderr?.on('data', (c: Buffer) => spec.onStderr?.(c));
-  child.stdin?.on('error', () => {});
-  if (spec.stdin === 'keep-open') {
-    if (spec.initialStdin) child.stdin?.write(spec.initialStdin);
-  } else {
-    child.stdin?.end(spec.stdin ?? '');
-  }
+  if (spec.stdin === 'keep-open' && spec.initialStdin) child.stdin?.write(spec.initialStdin);
 
-  const done = new Promise<SpawnResult>((resolve) => {
-    let resolved = false;
-    const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
-      if (resolved) return;
-      resolved = true;
-      exited = true;
-      // Checked after the kill: whatever the attempt started and is still alive, inside the
-      // group or out of it, is gone before the caller hears that the process ended.
-      if (terminated && mark) killMarked(mark);
-      graceTimer?.cancel();
-      timeoutTimer?.cancel();
-      spec.signal?.removeEventListener('abort', onAbort);
-      resolve({ exitCode, signal, timedOut, aborted, spawnError });
-    };
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      spawnError = err;
-      if (child.pid === undefined) finish(null, null);
-    });
-    // 'close' waits for stdio to drain, so every byte of output is seen before the result.
-    child.on('close', (code, signal) => finish(code, signal));
+  const done = child.closed.then((end) => {
+    exited = true;
+    // Checked after the kill: whatever the attempt started and is still alive, inside the
+    // group or out of it, is gone before the caller hears that the process ended.
+    if (terminated && mark) killMarked(mark);
+    graceTimer?.cancel();
+    timeoutTimer?.cancel();
+    spec.signal?.removeEventListener('abort', onAbort);
+    return { exitCode: end.code, signal: end.signal, timedOut, aborted, spawnError: end.error };
   });
 
   return {
-    pid: child.pid,
-    startTicks: child.pid !== undefined ? processStartTicks(child.pid) : null,
-    stdin: spec.stdin === 'keep-open' ? child.stdin : null,
+    get pid() {
+      return child.pid;
+    },
+    get startTicks() {
+      return child.startTicks;
+    },
+    spawned: child.spawned,
+    stdin: child.stdin,
     done,
     terminate,
     pauseTimeout,
     resumeTimeout: arm,
-    pauseOutput: () => {
-      child.stdout?.pause();
-      child.stderr?.pause();
-    },
-    resumeOutput: () => {
-      child.stdout?.resume();
-      child.stderr?.resume();
-    },
+    pauseOutput: () => child.pauseOutput(),
+    resumeOutput: () => child.resumeOutput(),
   };
 }
 

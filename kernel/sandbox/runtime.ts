@@ -3,21 +3,16 @@
  * task creation (is the runtime usable?), at admission (is the image there or pullable?) and to
  * stop a step's container.
  */
-import { execFile } from 'node:child_process';
+import { collect } from '../launch/index.js';
 
-function run(
+async function run(
   file: string,
   args: string[],
   timeoutMs: number,
 ): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(file, args, { timeout: timeoutMs, encoding: 'utf8' }, (err, _stdout, stderr) => {
-      if (!err) return resolve({ code: 0, stderr });
-      const code =
-        typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1;
-      resolve({ code, stderr: stderr || (err as Error).message });
-    });
-  });
+  const r = await collect(file, args, { timeoutMs });
+  if (r.error) return { code: -1, stderr: r.stderr || r.error.message };
+  return { code: r.code ?? -1, stderr: r.stderr };
 }
 
 /** Null when the runtime answers; otherwise why it cannot be used. */

@@ -1,0 +1,127 @@
+/**
+ * The spawner (decision 247): a small process the daemon starts once, which forks every program
+ * the daemon runs. It imports nothing of svc's, so its heap stays a few megabytes and a fork of it
+ * is cheap; the daemon never forks and never waits for an exec.
+ *
+ * Output does not pass through here. For each program the daemon connects to this process's Unix
+ * socket once per output stream and writes a 17-byte header (the stream, then the launch's 16
+ * random bytes); the connection's far end becomes the program's stdout or stderr, so the program
+ * writes straight to the daemon. Stdin is a pipe this process writes (the launch's bytes, or what
+ * the daemon sends on). Messages on the IPC channel:
+ *   daemon → spawner: spawn, stdin, stdin-end
+ *   spawner → daemon: ready, spawned (pid, start ticks), failed (a spawn error), exit
+ * When the daemon goes away (the channel closes) this process exits; the programs it started keep
+ * running in their own process groups, as they would have had the daemon forked them.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import {
+  type FromSpawner,
+  HEADER_BYTES,
+  type SpawnRequest,
+  type ToSpawner,
+} from './spawner-protocol.js';
+
+interface Pending {
+  req?: SpawnRequest;
+  out?: Socket;
+  err?: Socket;
+}
+
+function ticksOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function main(socketPath: string): void {
+  const send = (m: FromSpawner) => {
+    if (process.connected) process.send?.(m);
+  };
+  const pending = new Map<string, Pending>();
+  const running = new Map<string, ChildProcess>();
+
+  const start = (id: string, p: Pending) => {
+    const req = p.req;
+    if (!req || (req.out && !p.out) || (req.err && !p.err)) return;
+    pending.delete(id);
+    let child: ChildProcess;
+    try {
+      child = spawn(req.file, req.args, {
+        cwd: req.cwd,
+        env: req.env,
+        detached: true,
+        stdio: ['pipe', p.out ?? 'ignore', p.err ?? 'ignore'],
+      });
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      send({ t: 'failed', id, message: err.message, ...(err.code ? { code: err.code } : {}) });
+      p.out?.destroy();
+      p.err?.destroy();
+      return;
+    }
+    // The program holds its own copies of the sockets now; ours would keep them open past its end.
+    p.out?.destroy();
+    p.err?.destroy();
+    child.stdin?.on('error', () => {});
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      if (child.pid !== undefined) return;
+      send({
+        t: 'failed',
+        id,
+        message: err.message,
+        ...(err.code !== undefined ? { code: err.code } : {}),
+        ...(err.errno !== undefined ? { errno: err.errno } : {}),
+        ...(err.syscall !== undefined ? { syscall: err.syscall } : {}),
+        ...(err.path !== undefined ? { path: err.path } : {}),
+      });
+    });
+    if (child.pid === undefined) return;
+    running.set(id, child);
+    send({ t: 'spawned', id, pid: child.pid, ticks: ticksOf(child.pid) });
+    if (req.stdin !== 'keep-open') child.stdin?.end(req.stdin);
+    child.on('exit', (code, signal) => {
+      running.delete(id);
+      send({ t: 'exit', id, code, signal });
+    });
+  };
+
+  const server = createServer((sock) => {
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      if (head.length < HEADER_BYTES) return;
+      sock.off('data', onData);
+      sock.pause();
+      const id = head.subarray(1, HEADER_BYTES).toString('hex');
+      const p = pending.get(id) ?? {};
+      if (head[0] === 1) p.out = sock;
+      else p.err = sock;
+      pending.set(id, p);
+      start(id, p);
+    };
+    sock.on('data', onData);
+    sock.on('error', () => {});
+  });
+  server.listen(socketPath, () => send({ t: 'ready' }));
+
+  process.on('message', (m: ToSpawner) => {
+    if (m.t === 'spawn') {
+      const p = pending.get(m.id) ?? {};
+      p.req = m;
+      pending.set(m.id, p);
+      start(m.id, p);
+    } else if (m.t === 'stdin') running.get(m.id)?.stdin?.write(m.data);
+    else if (m.t === 'stdin-end') running.get(m.id)?.stdin?.end();
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+if (process.send && process.argv[2]) {
+  process.title = 'svc-spawner';
+  main(process.argv[2]);
+}

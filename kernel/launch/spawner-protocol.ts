@@ -1,0 +1,36 @@
+/**
+ * The messages between the daemon and its spawner (decision 247), apart from the spawner's own
+ * program so that importing them never starts one.
+ */
+export interface SpawnRequest {
+  t: 'spawn';
+  id: string;
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  stdin: Uint8Array | 'keep-open';
+  out: boolean;
+  err: boolean;
+}
+
+export type ToSpawner =
+  | SpawnRequest
+  | { t: 'stdin'; id: string; data: Uint8Array }
+  | { t: 'stdin-end'; id: string };
+
+export type FromSpawner =
+  | { t: 'ready' }
+  | { t: 'spawned'; id: string; pid: number; ticks: string | null }
+  | {
+      t: 'failed';
+      id: string;
+      message: string;
+      code?: string;
+      errno?: number;
+      syscall?: string;
+      path?: string;
+    }
+  | { t: 'exit'; id: string; code: number | null; signal: NodeJS.Signals | null };
+
+export const HEADER_BYTES = 17;

@@ -1,0 +1,273 @@
+// Decision 247: every program svc starts goes through `launch`, forked either here or by the
+// spawner process. One contract, run against both: bytes out as written, bytes in as given,
+// signals to the whole group, start failures as errors, output held back while paused. Then what
+// only the spawner has: its programs are not the daemon's children, a dead spawner ends what it
+// watched with an error and the next launch gets a new one, and a daemon's steps run under it.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  type Launched,
+  type Launcher,
+  launch,
+  localLauncher,
+  SpawnerLauncher,
+  spawnerPid,
+  spawnerScript,
+  useSpawner,
+} from '../../../kernel/launch/index.js';
+import { buildTestApp, waitFor } from '../../support/app.js';
+import { addProject, commandWorkflow, createTask, waitState } from '../../support/tasks.js';
+import { tempDir } from '../../support/tmp.js';
+
+const script = spawnerScript();
+if (!script) throw new Error('the spawner is not built: run `npm run build` first');
+const spawner = new SpawnerLauncher(script, localLauncher);
+afterAll(() => spawner.close());
+
+const env = { PATH: process.env.PATH ?? '' };
+
+function parentOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]);
+}
+
+function alive(pid: number): boolean {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  } catch {
+    return false;
+  }
+}
+
+function run(l: Launcher, file: string, args: string[], stdin: string | Uint8Array = '') {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const p = l.launch({
+    file,
+    args,
+    cwd: tempDir(),
+    env,
+    stdin,
+    onStdout: (c) => out.push(c),
+    onStderr: (c) => err.push(c),
+  });
+  return { p, out: () => Buffer.concat(out), err: () => Buffer.concat(err) };
+}
+
+describe.each([
+  ['forked here', localLauncher],
+  ['through the spawner', spawner],
+])('launch, %s', (_name, l) => {
+  it('passes stdout and stderr through byte for byte, with the exit status', async () => {
+    // A megabyte of every byte value, an invalid UTF-8 sequence on stderr.
+    const r = run(l, process.execPath, [
+      '-e',
+      `const b = Buffer.alloc(1 << 20); for (let i = 0; i < b.length; i++) b[i] = (i * 7) & 255;
+       process.stdout.write(b); process.stderr.write(Buffer.from([0x63, 0xff, 0x0a])); process.exitCode = 3;`,
+    ]);
+    const end = await r.p.closed;
+    expect(end).toEqual({ code: 3, signal: null, error: null });
+    const want = Buffer.alloc(1 << 20);
+    for (let i = 0; i < want.length; i++) want[i] = (i * 7) & 255;
+    expect(r.out().equals(want)).toBe(true);
+    expect([...r.err()]).toEqual([0x63, 0xff, 0x0a]);
+  });
+
+  it('writes the given stdin bytes, then closes it', async () => {
+    const r = run(l, 'cat', [], Buffer.from([0xe2, 0x82, 0xac, 0x00, 0x0a]));
+    expect((await r.p.closed).code).toBe(0);
+    expect([...r.out()]).toEqual([0xe2, 0x82, 0xac, 0x00, 0x0a]);
+  });
+
+  it('keeps stdin open for writes until it is ended', async () => {
+    const out: Buffer[] = [];
+    const p = l.launch({
+      file: 'cat',
+      args: [],
+      cwd: tempDir(),
+      env,
+      stdin: 'keep-open',
+      onStdout: (c) => out.push(c),
+    });
+    p.stdin?.write('one\n');
+    await waitFor(() => Buffer.concat(out).toString() === 'one\n');
+    p.stdin?.write('two\n');
+    p.stdin?.end();
+    expect((await p.closed).code).toBe(0);
+    expect(Buffer.concat(out).toString()).toBe('one\ntwo\n');
+  });
+
+  it('signals the whole process group, even when asked before the pid is known', async () => {
+    const dir = tempDir();
+    const p = l.launch({
+      file: '/bin/sh',
+      args: ['-c', `sleep 60 & echo $! > ${dir}/child; wait`],
+      cwd: dir,
+      env,
+      stdin: '',
+      onStdout: () => {},
+    });
+    await waitFor(() => existsSync(join(dir, 'child')) && readFileSync(join(dir, 'child'), 'utf8'));
+    const child = Number(readFileSync(join(dir, 'child'), 'utf8'));
+    p.signal('SIGTERM');
+    expect(await p.closed).toEqual({ code: null, signal: 'SIGTERM', error: null });
+    await waitFor(() => !alive(child));
+
+    const early = l.launch({ file: 'sleep', args: ['60'], cwd: dir, env, stdin: '' });
+    early.signal('SIGKILL');
+    expect((await early.closed).signal).toBe('SIGKILL');
+  });
+
+  it('reports a program that cannot start as an error, not a crash', async () => {
+    const missing = run(l, '/no/such/program', []);
+    const end = await missing.p.closed;
+    expect(end.error?.code).toBe('ENOENT');
+    expect(end.error?.message).toContain('/no/such/program');
+    expect(missing.p.pid).toBeUndefined();
+
+    const noCwd = l.launch({ file: 'true', args: [], cwd: '/no/such/dir', env, stdin: '' });
+    expect((await noCwd.closed).error?.code).toBe('ENOENT');
+  });
+
+  it('holds the program back while its output is paused, and loses nothing', async () => {
+    const dir = tempDir();
+    const size = 8 << 20;
+    let read = 0;
+    const p: Launched = l.launch({
+      file: process.execPath,
+      args: [
+        '-e',
+        `const fs = require('fs'); process.stdout.write(Buffer.alloc(${size}, 97), () => fs.writeFileSync('${dir}/wrote', ''));`,
+      ],
+      cwd: dir,
+      env,
+      stdin: '',
+      onStdout: (c) => {
+        read += c.length;
+      },
+    });
+    p.pauseOutput();
+    await p.spawned;
+    // Paused, the pipe fills and the write cannot finish: the marker never appears.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(existsSync(join(dir, 'wrote'))).toBe(false);
+    expect(read).toBeLessThan(size);
+    p.resumeOutput();
+    expect((await p.closed).code).toBe(0);
+    expect(read).toBe(size);
+    expect(existsSync(join(dir, 'wrote'))).toBe(true);
+  });
+});
+
+describe('the spawner', () => {
+  it('forks the programs: they are its children, not this process’s', async () => {
+    const r = run(spawner, 'sleep', ['60']);
+    await r.p.spawned;
+    const pid = r.p.pid as number;
+    expect(parentOf(pid)).toBe(spawner.pid());
+    expect(parentOf(pid)).not.toBe(process.pid);
+    r.p.signal('SIGKILL');
+    await r.p.closed;
+  });
+
+  it('ends what it watched with an error when it dies, and the next launch gets a new one', async () => {
+    const troubles: string[] = [];
+    const own = new SpawnerLauncher(script, localLauncher, (m) => troubles.push(m));
+    try {
+      const r = run(own, 'sleep', ['60']);
+      await r.p.spawned;
+      const first = own.pid() as number;
+      process.kill(first, 'SIGKILL');
+      const end = await r.p.closed;
+      expect(end.error?.code).toBe('ESPAWNER');
+      expect(troubles.join('\n')).toContain('the spawner process ended');
+      // Its program did not outlive it unwatched.
+      await waitFor(() => !alive(r.p.pid as number));
+
+      const next = run(own, '/bin/sh', ['-c', 'echo again']);
+      expect((await next.p.closed).code).toBe(0);
+      expect(next.out().toString()).toBe('again\n');
+      expect(own.pid()).not.toBe(first);
+    } finally {
+      own.close();
+    }
+  });
+
+  it('is shared by the daemons of one process and goes with the last; SVC_SPAWNER=off forks here', async () => {
+    const parentOfLaunch = async () => {
+      const p = launch({ file: 'sleep', args: ['60'], cwd: tempDir(), env, stdin: '' });
+      await p.spawned;
+      const parent = parentOf(p.pid as number);
+      p.signal('SIGKILL');
+      await p.closed;
+      return parent;
+    };
+    const one = useSpawner();
+    const two = useSpawner();
+    expect(await parentOfLaunch()).toBe(spawnerPid());
+    const first = spawnerPid();
+    one();
+    one(); // a second release of the same hold changes nothing
+    expect(await parentOfLaunch()).toBe(first);
+    two();
+    expect(spawnerPid()).toBeUndefined();
+    expect(await parentOfLaunch()).toBe(process.pid);
+
+    process.env.SVC_SPAWNER = 'off';
+    try {
+      const off = useSpawner();
+      expect(await parentOfLaunch()).toBe(process.pid);
+      off();
+    } finally {
+      delete process.env.SVC_SPAWNER;
+    }
+  });
+
+  it('runs a daemon’s steps, and goes when the daemon does', async () => {
+    const dir = tempDir();
+    const t = await buildTestApp();
+    const { project } = await addProject(t, {
+      ppid: commandWorkflow('ppid', `echo $PPID > ${dir}/ppid`),
+    });
+    const task = await createTask(t, { project_id: project.id, title: 'ppid', workflow: 'ppid' });
+    await waitState(t, task.id, 'done');
+    const sp = spawnerPid();
+    expect(sp).toBeDefined();
+    expect(Number(readFileSync(join(dir, 'ppid'), 'utf8'))).toBe(sp);
+    await t.close();
+    expect(spawnerPid()).toBeUndefined();
+    await waitFor(() => !alive(sp as number));
+    // With no daemon, a launch forks here again.
+    const here = launch({ file: 'sleep', args: ['60'], cwd: dir, env, stdin: '' });
+    expect(parentOf(here.pid as number)).toBe(process.pid);
+    here.signal('SIGKILL');
+    await here.closed;
+  });
+
+  it('an attempt whose spawner dies fails with why, and the next attempt runs under a new one', async () => {
+    const dir = tempDir();
+    const t = await buildTestApp();
+    try {
+      const { project } = await addProject(t, {
+        once: commandWorkflow(
+          'once',
+          `if [ -e ${dir}/tried ]; then echo second; else touch ${dir}/tried; sleep 60; fi`,
+        ),
+      });
+      const task = await createTask(t, { project_id: project.id, title: 'x', workflow: 'once' });
+      await waitFor(() => existsSync(join(dir, 'tried')));
+      const first = spawnerPid() as number;
+      process.kill(first, 'SIGKILL');
+      // The command step's retry policy runs it again; the second attempt prints and succeeds.
+      const done = await waitState(t, task.id, 'done');
+      const runs = JSON.stringify(done);
+      expect(runs).toContain('"failure_reason":"shell_unavailable"');
+      expect(runs).toContain('ESPAWNER: the spawner process ended (SIGKILL)');
+      expect(spawnerPid()).toBeDefined();
+      expect(spawnerPid()).not.toBe(first);
+    } finally {
+      await t.close();
+    }
+  });
+});
