@@ -2,8 +2,8 @@
  * svc's own CPU per one-step task (issue 22 point 2): the daemon in its own process, 500 one-step
  * tasks (`run: "true"`) created by four clients at once under `max_parallel_tasks: 4`, each waited
  * on through the event stream; the daemon's `process.cpuUsage()` (user + system of its threads,
- * not of the git and shell processes it starts) from the first create to the last task done,
- * divided by the tasks. No list polling.
+ * plus its spawner's, decision 247 — not the git and shell processes they start) from the first
+ * create to the last task done, divided by the tasks. No list polling.
  *
  * The baseline (bench/hand-supervisor.ts): a bare Node process doing the same process work — the
  * worktree add, the shell, the status — for as many units, four at a time, after the same warm-up.

@@ -137,7 +137,7 @@ async function main(): Promise<number> {
     const r = await cpuPerTask(SIZES.cpu, profileArg);
     raw.cpu = r;
     rows.push({
-      measure: `svc's own CPU per one-step task (${r.tasks} tasks, cap 4), user + system`,
+      measure: `svc's own CPU per one-step task (${r.tasks} tasks, cap 4), daemon and spawner, user + system`,
       svc: `${fmtMs(r.cpuPerTaskMs)} (${fmtMs(r.userPerTaskMs)} + ${fmtMs(r.systemPerTaskMs)})`,
       baseline: `${fmtMs(r.baselineCpuPerUnitMs)} (${fmtMs(r.baselineUserPerUnitMs)} + ${fmtMs(r.baselineSystemPerUnitMs)}) (bare node: worktree add + sh + status)`,
       ratio: ratio(r.cpuPerTaskMs, r.baselineCpuPerUnitMs),
@@ -291,7 +291,7 @@ async function main(): Promise<number> {
       ok: r.delayP99 <= 20,
     });
     rows.push({
-      measure: 'daemon CPU meanwhile (user + system, all its threads)',
+      measure: 'daemon CPU meanwhile (user + system, all its threads and its spawner)',
       svc: `${r.daemonCpuSeconds.toFixed(2)} s`,
       baseline: '',
       ratio: '',
@@ -299,7 +299,7 @@ async function main(): Promise<number> {
       ok: null,
     });
     rows.push({
-      measure: 'daemon RSS meanwhile, max',
+      measure: 'daemon RSS meanwhile (its spawner added), max',
       svc: fmtMb(r.rssMaxBytes),
       baseline: '',
       ratio: '',

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { DAEMON_NODE_FLAGS, type Paths, pathsFor } from '../../kernel/daemon/index.js';
 import { type RunningDaemon, runDaemon } from '../../kernel/listener.js';
 import type { ProbeMark } from './probe.js';
+import { spawnerFigures } from './spawner.js';
 import { now } from './stats.js';
 
 const IDENTITY = {
@@ -135,15 +136,18 @@ export const SVC_BIN =
   process.env.SVC_BENCH_BIN || fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 
 /** User + system CPU of a process so far, from /proc (clock ticks of 10 ms). */
+/** A daemon's CPU so far in milliseconds, its spawner's added (decision 247). */
 export function cpuMsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  const spawner = spawnerFigures(pid);
+  return (Number(fields[11]) + Number(fields[12])) * 10 + (spawner.user + spawner.system) / 1000;
 }
 
+/** A daemon's RSS, its spawner's added (decision 247). */
 export function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : Number.NaN;
+  return m ? Number(m[1]) * 1024 + spawnerFigures(pid).rss : Number.NaN;
 }
 
 /** Waits until `url` answers 200, polling every millisecond or two. */

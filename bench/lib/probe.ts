@@ -1,7 +1,8 @@
 /**
  * Loaded into a daemon the bench starts (`node --import …/probe.js`): answers the bench over the
  * IPC channel with what only the daemon's own process can measure — its CPU (`process.cpuUsage()`,
- * user + system of every thread, children excluded), its RSS, its event loop's delay
+ * user + system of every thread, plus its spawner's (decision 247): svc's own work either way; the
+ * programs they start are excluded), its RSS (the spawner's added), its event loop's delay
  * (`perf_hooks.monitorEventLoopDelay`) — and takes a CPU profile of a window on request. Nothing
  * here runs unless the daemon was spawned with an IPC channel, and the channel never keeps the
  * daemon alive.
@@ -9,6 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { spawnerFigures } from './spawner.js';
 
 export type ProbeRequest =
   | { id: number; cmd: 'mark' }
@@ -16,7 +18,7 @@ export type ProbeRequest =
   | { id: number; cmd: 'profile-stop'; file: string };
 
 export interface ProbeMark {
-  /** Microseconds of CPU since the process started. */
+  /** Microseconds of CPU since the process started, its spawner's included. */
   user: number;
   system: number;
   rss: number;
@@ -38,10 +40,11 @@ if (process.send) {
   process.on('message', (m: ProbeRequest) => {
     if (m.cmd === 'mark') {
       const cpu = process.cpuUsage();
+      const spawner = spawnerFigures(process.pid);
       const mark: ProbeMark = {
-        user: cpu.user,
-        system: cpu.system,
-        rss: process.memoryUsage.rss(),
+        user: cpu.user + spawner.user,
+        system: cpu.system + spawner.system,
+        rss: process.memoryUsage.rss() + spawner.rss,
         delayP50: delay.percentile(50) / 1e6,
         delayP99: delay.percentile(99) / 1e6,
         delayMax: delay.max / 1e6,
