@@ -71,13 +71,21 @@ export class SpawnerLauncher implements Launcher {
 
   private start(): Promise<boolean> {
     if (this.ready) return this.ready;
-    this.dir = mkdtempSync(join(tmpdir(), 'svc-spawner-'));
-    const path = join(this.dir, 's');
-    const child = spawn(process.execPath, [this.script, path], {
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      serialization: 'advanced',
-      detached: true,
-    });
+    let child: ChildProcess;
+    try {
+      this.dir = mkdtempSync(join(tmpdir(), 'svc-spawner-'));
+      child = spawn(process.execPath, [this.script, join(this.dir, 's')], {
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        serialization: 'advanced',
+        detached: true,
+      });
+    } catch (err) {
+      // No room for its socket, no process to be had: this launcher forks here from now on.
+      this.onTrouble(`the spawner cannot start (${(err as Error).message}); forking in the daemon`);
+      this.removeDir();
+      this.ready = Promise.resolve(false);
+      return this.ready;
+    }
     this.child = child;
     child.unref();
     this.ready = new Promise<boolean>((resolve) => {

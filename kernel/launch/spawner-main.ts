@@ -107,6 +107,11 @@ function main(socketPath: string): void {
     sock.on('data', onData);
     sock.on('error', () => {});
   });
+  // No socket, no spawner: the daemon hears the exit and forks for itself.
+  server.on('error', (err) => {
+    process.stderr.write(`svc-spawner: ${err.message}\n`);
+    process.exit(1);
+  });
   server.listen(socketPath, () => send({ t: 'ready' }));
 
   process.on('message', (m: ToSpawner) => {

@@ -194,6 +194,26 @@ describe('the spawner', () => {
     }
   });
 
+  it('forks here, and says why, when no spawner can start', async () => {
+    const troubles: string[] = [];
+    const cwd = tempDir();
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = '/no/such/dir';
+    const own = new SpawnerLauncher(script, localLauncher, (m) => troubles.push(m));
+    try {
+      const r = { p: own.launch({ file: 'sleep', args: ['60'], cwd, env, stdin: '' }) };
+      await r.p.spawned;
+      expect(parentOf(r.p.pid as number)).toBe(process.pid);
+      r.p.signal('SIGKILL');
+      expect((await r.p.closed).signal).toBe('SIGKILL');
+      expect(troubles.join('\n')).toMatch(/the spawner cannot start .*ENOENT/);
+    } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+      own.close();
+    }
+  });
+
   it('is shared by the daemons of one process and goes with the last; SVC_SPAWNER=off forks here', async () => {
     const parentOfLaunch = async () => {
       const p = launch({ file: 'sleep', args: ['60'], cwd: tempDir(), env, stdin: '' });
