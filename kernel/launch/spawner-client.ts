@@ -119,10 +119,12 @@ export class SpawnerLauncher implements Launcher {
     this.ready = null;
     this.removeDir();
     const err = spawnErrorOf({ message: why, code: 'ESPAWNER' });
-    for (const [, l] of this.live) {
+    for (const l of [...this.live.values()]) {
+      // A program whose exit was heard ends as it did; its last output still arrives on its own.
+      if (l.exit) continue;
       if (l.pid !== undefined) signalGroup(l.pid, 'SIGKILL');
-      l.error ??= err;
-      l.exit ??= { code: null, signal: null };
+      l.error = err;
+      l.exit = { code: null, signal: null };
       l.onSpawned();
       this.maybeClose(l);
       for (const s of l.sockets) s.destroy();
@@ -243,6 +245,7 @@ export class SpawnerLauncher implements Launcher {
           if (l.pid === undefined && !l.exit) {
             l.error = err;
             l.exit = { code: null, signal: null };
+            this.send({ t: 'drop', id });
             onSpawned();
             this.maybeClose(l);
           }

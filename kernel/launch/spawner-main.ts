@@ -8,7 +8,7 @@
  * random bytes); the connection's far end becomes the program's stdout or stderr, so the program
  * writes straight to the daemon. Stdin is a pipe this process writes (the launch's bytes, or what
  * the daemon sends on). Messages on the IPC channel:
- *   daemon → spawner: spawn, stdin, stdin-end
+ *   daemon → spawner: spawn, stdin, stdin-end, drop
  *   spawner → daemon: ready, spawned (pid, start ticks), failed (a spawn error), exit
  * When the daemon goes away (the channel closes) this process exits; the programs it started keep
  * running in their own process groups, as they would have had the daemon forked them.
@@ -122,6 +122,12 @@ function main(socketPath: string): void {
       start(m.id, p);
     } else if (m.t === 'stdin') running.get(m.id)?.stdin?.write(m.data);
     else if (m.t === 'stdin-end') running.get(m.id)?.stdin?.end();
+    else if (m.t === 'drop') {
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      p?.out?.destroy();
+      p?.err?.destroy();
+    }
   });
   process.on('disconnect', () => process.exit(0));
 }

@@ -17,7 +17,9 @@ export interface SpawnRequest {
 export type ToSpawner =
   | SpawnRequest
   | { t: 'stdin'; id: string; data: Uint8Array }
-  | { t: 'stdin-end'; id: string };
+  | { t: 'stdin-end'; id: string }
+  /** The daemon gave up on a launch before it started (a stream could not connect). */
+  | { t: 'drop'; id: string };
 
 export type FromSpawner =
   | { t: 'ready' }

@@ -194,6 +194,36 @@ describe('the spawner', () => {
     }
   });
 
+  it('a program whose exit it had reported keeps that exit when the spawner dies after', async () => {
+    const own = new SpawnerLauncher(script, localLauncher);
+    const dir = tempDir();
+    try {
+      // The shell exits 5 at once; its background sleep keeps stdout open.
+      const out: Buffer[] = [];
+      const p = own.launch({
+        file: '/bin/sh',
+        args: ['-c', `sleep 60 & echo $! > ${dir}/bg; echo hi; exit 5`],
+        cwd: dir,
+        env,
+        stdin: '',
+        onStdout: (c) => out.push(c),
+      });
+      await p.spawned;
+      await waitFor(() => !alive(p.pid as number) && existsSync(join(dir, 'bg')));
+      const bg = Number(readFileSync(join(dir, 'bg'), 'utf8'));
+      // Messages arrive in order: once a later launch has ended, the shell's exit was heard.
+      await run(own, 'true', []).p.closed;
+      process.kill(own.pid() as number, 'SIGKILL');
+      await waitFor(() => own.pid() === undefined);
+      expect(alive(bg)).toBe(true);
+      process.kill(bg, 'SIGKILL');
+      expect(await p.closed).toEqual({ code: 5, signal: null, error: null });
+      expect(Buffer.concat(out).toString()).toBe('hi\n');
+    } finally {
+      own.close();
+    }
+  });
+
   it('forks here, and says why, when no spawner can start', async () => {
     const troubles: string[] = [];
     const cwd = tempDir();
