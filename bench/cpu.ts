@@ -40,6 +40,8 @@ export interface CpuResult {
   cpuPerTaskMs: number;
   userPerTaskMs: number;
   systemPerTaskMs: number;
+  /** Of the CPU per task, the spawner's (decision 247): the forks of the task's programs. */
+  spawnerPerTaskMs: number;
   seconds: number;
   failed: number;
   /** Main-thread milliseconds per task by part, from the profiled run. */
@@ -121,6 +123,7 @@ async function load(
     return {
       user: (m1.user - m0.user) / 1000 / n,
       system: (m1.system - m0.system) / 1000 / n,
+      spawner: (m1.spawnerCpu - m0.spawnerCpu) / 1000 / n,
       seconds,
       failed,
       root,
@@ -156,6 +159,7 @@ export async function cpuPerTask(n: number, keep?: string): Promise<CpuResult> {
     cpuPerTaskMs: plain.user + plain.system,
     userPerTaskMs: plain.user,
     systemPerTaskMs: plain.system,
+    spawnerPerTaskMs: plain.spawner,
     seconds: plain.seconds,
     failed: plain.failed + profiled.failed,
     budget: parts,

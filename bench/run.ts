@@ -145,6 +145,14 @@ async function main(): Promise<number> {
       ok: r.cpuPerTaskMs <= 4 && r.failed === 0,
     });
     rows.push({
+      measure: '… of which the spawner (forking the task’s programs)',
+      svc: fmtMs(r.spawnerPerTaskMs),
+      baseline: '',
+      ratio: '',
+      target: '',
+      ok: null,
+    });
+    rows.push({
       measure:
         "svc's CPU per one-step task beyond the bare supervisor's (the difference of the two above)",
       svc: fmtMs(r.cpuPerTaskMs - r.baselineCpuPerUnitMs),

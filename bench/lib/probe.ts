@@ -22,6 +22,8 @@ export interface ProbeMark {
   user: number;
   system: number;
   rss: number;
+  /** Of `user + system`, the spawner's microseconds (decision 247). */
+  spawnerCpu: number;
   /** Event-loop delay since the previous mark, milliseconds. */
   delayP50: number;
   delayP99: number;
@@ -45,6 +47,7 @@ if (process.send) {
         user: cpu.user + spawner.user,
         system: cpu.system + spawner.system,
         rss: process.memoryUsage.rss() + spawner.rss,
+        spawnerCpu: spawner.user + spawner.system,
         delayP50: delay.percentile(50) / 1e6,
         delayP99: delay.percentile(99) / 1e6,
         delayMax: delay.max / 1e6,
