@@ -14,8 +14,9 @@
  * running in their own process groups, as they would have had the daemon forked them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import { dirname } from 'node:path';
 import {
   type FromSpawner,
   HEADER_BYTES,
@@ -39,6 +40,15 @@ function ticksOf(pid: number): string | null {
 }
 
 function main(socketPath: string): void {
+  // Its socket's directory goes with it, whichever way the daemon went.
+  const leave = () => {
+    rmSync(dirname(socketPath), { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.on('disconnect', leave);
+  // A daemon that died while this program was still loading closed the channel before anyone
+  // listened for it: without this check the socket would keep this process alive for good.
+  if (!process.connected) leave();
   const send = (m: FromSpawner) => {
     if (process.connected) process.send?.(m);
   };
@@ -129,7 +139,6 @@ function main(socketPath: string): void {
       p?.err?.destroy();
     }
   });
-  process.on('disconnect', () => process.exit(0));
 }
 
 if (process.send && process.argv[2]) {

@@ -3,8 +3,9 @@
 // signals to the whole group, start failures as errors, output held back while paused. Then what
 // only the spawner has: its programs are not the daemon's children, a dead spawner ends what it
 // watched with an error and the next launch gets a new one, and a daemon's steps run under it.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   type Launched,
@@ -222,6 +223,36 @@ describe('the spawner', () => {
     } finally {
       own.close();
     }
+  });
+
+  it.each([
+    ['exits while its spawner is still starting', 'process.exit(0);'],
+    ['is killed once its spawner runs', 'await p.spawned; process.kill(process.pid, "SIGKILL");'],
+  ])('goes, with its socket, when the process that started it %s', async (_name, ending) => {
+    // A separate process holds the spawner, then ends abruptly; ours must not outlive it.
+    const door = join(dirname(script), 'index.js');
+    const dir = tempDir();
+    const code = `
+      import { SpawnerLauncher, localLauncher } from ${JSON.stringify(door)};
+      const l = new SpawnerLauncher(${JSON.stringify(script)}, localLauncher);
+      const p = l.launch({ file: 'true', args: [], cwd: ${JSON.stringify(dir)}, env: {}, stdin: '' });
+      console.log(JSON.stringify({ pid: l.pid(), dir: l.dir }));
+      ${ending}`;
+    // Not its stderr: the spawner inherits that, and would hold the pipe open past this process.
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 20_000,
+    });
+    // \`dir\` is private to TypeScript only: the socket's directory, gone with the spawner.
+    const { pid, dir: socketDir } = JSON.parse(r.stdout.trim().split('\n')[0] as string) as {
+      pid: number;
+      dir: string;
+    };
+    expect(pid).toBeGreaterThan(0);
+    expect(socketDir).toContain('svc-spawner-');
+    await waitFor(() => !alive(pid), 10_000);
+    await waitFor(() => !existsSync(socketDir));
   });
 
   it('forks here, and says why, when no spawner can start', async () => {
