@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { DAEMON_NODE_FLAGS } from '../../kernel/daemon/index.js';
 import { builtinPluginFiles } from '../../kernel/plugin/index.js';
 import { waitFor } from '../support/app.js';
@@ -62,6 +62,10 @@ async function startIn(root: string, dataDir: string, configDir: string) {
     { env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_CONFIG_DIR: configDir }, stdio: 'ignore' },
   );
   const pid = child.pid as number;
+  // A failed expectation must not leave this daemon running after the test.
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   const listening = await waitFor(
     () => logLines(dataDir).find((l) => l.msg === 'daemon listening' && l.pid === pid),
     30_000,
