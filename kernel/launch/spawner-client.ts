@@ -161,9 +161,14 @@ export class SpawnerLauncher implements Launcher {
     if (l.closed || !l.exit || (l.streams > 0 && !l.error)) return;
     l.closed = true;
     for (const [id, x] of this.live) if (x === l) this.live.delete(id);
-    this.unrefWhenIdle();
-    if (this.closing && this.live.size === 0) this.shutdown();
+    this.settle();
     l.onClosed({ code: l.exit.code, signal: l.exit.signal, error: l.error });
+  }
+
+  /** After a launch ends or starts: the channel's hold, and a close() that waited for this. */
+  private settle(): void {
+    this.unrefWhenIdle();
+    if (this.closing && this.live.size === 0 && this.waiting === 0) this.shutdown();
   }
 
   private send(m: ToSpawner): void {
@@ -215,10 +220,12 @@ export class SpawnerLauncher implements Launcher {
         : null;
     stdin?.on('error', () => {});
     let paused = false;
-    const go = (ok: boolean) => {
+    const go = (ready: boolean) => {
       this.waiting--;
-      if (!ok) {
-        this.unrefWhenIdle();
+      // Let go in the meantime (close() in the same turn as this launch): fork here instead.
+      const dir = this.dir;
+      if (!ready || !dir || !this.child?.connected) {
+        this.settle();
         // No spawner: this launch forks here, as every launch did before decision 247.
         local = this.fallback.launch(spec);
         if (paused) local.pauseOutput();
@@ -233,7 +240,7 @@ export class SpawnerLauncher implements Launcher {
       }
       this.live.set(id, l);
       this.unrefWhenIdle();
-      const path = join(this.dir as string, 's');
+      const path = join(dir, 's');
       const open = (fd: 1 | 2, onData: (c: Buffer) => void) => {
         const s = connect(path);
         l.streams++;
@@ -309,7 +316,7 @@ export class SpawnerLauncher implements Launcher {
    */
   close(): void {
     this.closing = true;
-    if (this.live.size === 0) this.shutdown();
+    this.settle();
   }
 
   private shutdown(): void {

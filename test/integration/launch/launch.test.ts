@@ -255,6 +255,17 @@ describe('the spawner', () => {
     await waitFor(() => !existsSync(socketDir));
   });
 
+  it('runs a launch let go of in the same turn, and only then lets the spawner go', async () => {
+    const own = new SpawnerLauncher(script, localLauncher);
+    await run(own, 'true', []).p.closed; // the spawner is up
+    const first = own.pid() as number;
+    const r = run(own, '/bin/sh', ['-c', 'echo late']);
+    own.close();
+    expect(await r.p.closed).toEqual({ code: 0, signal: null, error: null });
+    expect(r.out().toString()).toBe('late\n');
+    await waitFor(() => !alive(first));
+  });
+
   it('forks here, and says why, when no spawner can start', async () => {
     const troubles: string[] = [];
     const cwd = tempDir();
