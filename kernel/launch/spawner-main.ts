@@ -1,7 +1,7 @@
 /**
  * The spawner (decision 247): a small process the daemon starts once, which forks every program
- * the daemon runs. It imports nothing of svc's, so its heap stays a few megabytes and a fork of it
- * is cheap; the daemon never forks and never waits for an exec.
+ * the daemon runs. It imports nothing of svc's beyond launch.ts (node built-ins only), so its heap
+ * stays a few megabytes and a fork of it is cheap; the daemon never forks and never waits for an exec.
  *
  * Output does not pass through here. For each program the daemon connects to this process's Unix
  * socket once per output stream and writes a 17-byte header (the stream, then the launch's 16
@@ -14,9 +14,10 @@
  * running in their own process groups, as they would have had the daemon forked them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
+import { processStartTicks } from './launch.js';
 import {
   type FromSpawner,
   HEADER_BYTES,
@@ -30,15 +31,6 @@ interface Pending {
   err?: Socket;
 }
 
-function ticksOf(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
 function main(socketPath: string): void {
   // Its socket's directory goes with it, whichever way the daemon went.
   const leave = () => {
@@ -49,9 +41,23 @@ function main(socketPath: string): void {
   // A daemon that died while this program was still loading closed the channel before anyone
   // listened for it: without this check the socket would keep this process alive for good.
   if (!process.connected) leave();
+  // A daemon killed mid-message breaks the channel before 'disconnect' is heard: with a callback
+  // the failed write is an answer here, not an 'error' that would end this process before
+  // `leave` removes the socket's directory.
   const send = (m: FromSpawner) => {
-    if (process.connected) process.send?.(m);
+    if (process.connected) process.send?.(m, undefined, undefined, (err) => err && leave());
   };
+  /** A spawn error in parts (launch.ts's `spawnErrorOf` builds it again on the daemon's side). */
+  const failed = (id: string, err: NodeJS.ErrnoException) =>
+    send({
+      t: 'failed',
+      id,
+      message: err.message,
+      ...(err.code !== undefined ? { code: err.code } : {}),
+      ...(err.errno !== undefined ? { errno: err.errno } : {}),
+      ...(err.syscall !== undefined ? { syscall: err.syscall } : {}),
+      ...(err.path !== undefined ? { path: err.path } : {}),
+    });
   const pending = new Map<string, Pending>();
   const running = new Map<string, ChildProcess>();
 
@@ -68,8 +74,7 @@ function main(socketPath: string): void {
         stdio: ['pipe', p.out ?? 'ignore', p.err ?? 'ignore'],
       });
     } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      send({ t: 'failed', id, message: err.message, ...(err.code ? { code: err.code } : {}) });
+      failed(id, e as NodeJS.ErrnoException);
       p.out?.destroy();
       p.err?.destroy();
       return;
@@ -79,20 +84,11 @@ function main(socketPath: string): void {
     p.err?.destroy();
     child.stdin?.on('error', () => {});
     child.on('error', (err: NodeJS.ErrnoException) => {
-      if (child.pid !== undefined) return;
-      send({
-        t: 'failed',
-        id,
-        message: err.message,
-        ...(err.code !== undefined ? { code: err.code } : {}),
-        ...(err.errno !== undefined ? { errno: err.errno } : {}),
-        ...(err.syscall !== undefined ? { syscall: err.syscall } : {}),
-        ...(err.path !== undefined ? { path: err.path } : {}),
-      });
+      if (child.pid === undefined) failed(id, err);
     });
     if (child.pid === undefined) return;
     running.set(id, child);
-    send({ t: 'spawned', id, pid: child.pid, ticks: ticksOf(child.pid) });
+    send({ t: 'spawned', id, pid: child.pid, ticks: processStartTicks(child.pid) });
     if (req.stdin !== 'keep-open') child.stdin?.end(req.stdin);
     child.on('exit', (code, signal) => {
       running.delete(id);
