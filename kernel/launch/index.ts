@@ -14,7 +14,5 @@ export {
   launch,
   localLauncher,
   processStartTicks,
-  setLauncher,
-  signalGroup,
 } from './launch.js';
 export { SpawnerLauncher, spawnerPid, spawnerScript, useSpawner } from './spawner-client.js';

@@ -35,6 +35,7 @@ export function spawnerScript(): string | null {
 }
 
 interface Live {
+  id: string;
   pid: number | undefined;
   ticks: string | null;
   exit: { code: number | null; signal: NodeJS.Signals | null } | null;
@@ -44,7 +45,6 @@ interface Live {
   queued: NodeJS.Signals[];
   onSpawned: () => void;
   onClosed: (end: LaunchEnd) => void;
-  closed: boolean;
 }
 
 export class SpawnerLauncher implements Launcher {
@@ -136,8 +136,7 @@ export class SpawnerLauncher implements Launcher {
     this.dir = null;
   }
 
-  private onMessage(m: FromSpawner): void {
-    if (m.t === 'ready') return;
+  private onMessage(m: Exclude<FromSpawner, { t: 'ready' }>): void {
     const l = this.live.get(m.id);
     if (!l) return;
     if (m.t === 'spawned') {
@@ -158,9 +157,9 @@ export class SpawnerLauncher implements Launcher {
   }
 
   private maybeClose(l: Live): void {
-    if (l.closed || !l.exit || (l.streams > 0 && !l.error)) return;
-    l.closed = true;
-    for (const [id, x] of this.live) if (x === l) this.live.delete(id);
+    if (!l.exit || (l.streams > 0 && !l.error)) return;
+    // Only once: a launch leaves the map when it closes.
+    if (!this.live.delete(l.id)) return;
     this.settle();
     l.onClosed({ code: l.exit.code, signal: l.exit.signal, error: l.error });
   }
@@ -187,6 +186,7 @@ export class SpawnerLauncher implements Launcher {
       onClosed = r;
     });
     const l: Live = {
+      id,
       pid: undefined,
       ticks: null,
       exit: null,
@@ -196,7 +196,6 @@ export class SpawnerLauncher implements Launcher {
       queued: [],
       onSpawned,
       onClosed,
-      closed: false,
     };
     let local: Launched | null = null;
     const stdin =

@@ -59,18 +59,17 @@ export async function containerGroup(config: Config, probe: boolean): Promise<Co
     return { ...base, consulted: true, runtime_path: path, available: true, version: null };
   const c = await collect(path, ['--version'], { env, timeoutMs: CONTAINER_PROBE_TIMEOUT_MS });
   const ok = !c.error && c.code === 0;
-  const r = {
-    ok,
-    out: (ok ? c.stdout : c.stderr || c.error?.message || `exited with status ${c.code}`).trim(),
-  };
-  return r.ok
-    ? { ...base, consulted: true, runtime_path: path, available: true, version: r.out }
+  const out = (
+    ok ? c.stdout : c.stderr || c.error?.message || `exited with status ${c.code}`
+  ).trim();
+  return ok
+    ? { ...base, consulted: true, runtime_path: path, available: true, version: out }
     : {
         ...base,
         consulted: true,
         runtime_path: path,
         available: false,
         version: null,
-        error: r.out || `${base.runtime} --version failed`,
+        error: out || `${base.runtime} --version failed`,
       };
 }
