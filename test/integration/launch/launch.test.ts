@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  collect,
   type Launched,
   type Launcher,
   launch,
@@ -161,6 +162,28 @@ describe.each([
   });
 });
 
+describe('collect', () => {
+  it('answers text, and an error for a program that cannot start', async () => {
+    const ok = await collect('/bin/sh', ['-c', 'echo out; echo err >&2; exit 4'], {
+      cwd: tempDir(),
+    });
+    expect(ok).toEqual({ code: 4, signal: null, stdout: 'out\n', stderr: 'err\n', error: null });
+    expect((await collect('/no/such/program', [])).error?.code).toBe('ENOENT');
+  });
+
+  it('stops a program past its output limit, and says so', async () => {
+    const r = await collect('yes', [], { maxBytes: 1 << 20 });
+    expect(r.signal).toBe('SIGKILL');
+    expect(r.error?.code).toBe('ERR_CHILD_PROCESS_STDIO_MAXBUFFER');
+    expect(r.stdout.length).toBeLessThanOrEqual(1 << 20);
+  });
+
+  it('stops a program past its timeout', async () => {
+    const r = await collect('sleep', ['60'], { timeoutMs: 50 });
+    expect(r).toMatchObject({ code: null, signal: 'SIGTERM', error: null });
+  });
+});
+
 describe('the spawner', () => {
   it('forks the programs: they are its children, not this process’s', async () => {
     const r = run(spawner, 'sleep', ['60']);
@@ -273,11 +296,11 @@ describe('the spawner', () => {
     process.env.TMPDIR = '/no/such/dir';
     const own = new SpawnerLauncher(script, localLauncher, (m) => troubles.push(m));
     try {
-      const r = { p: own.launch({ file: 'sleep', args: ['60'], cwd, env, stdin: '' }) };
-      await r.p.spawned;
-      expect(parentOf(r.p.pid as number)).toBe(process.pid);
-      r.p.signal('SIGKILL');
-      expect((await r.p.closed).signal).toBe('SIGKILL');
+      const p = own.launch({ file: 'sleep', args: ['60'], cwd, env, stdin: '' });
+      await p.spawned;
+      expect(parentOf(p.pid as number)).toBe(process.pid);
+      p.signal('SIGKILL');
+      expect((await p.closed).signal).toBe('SIGKILL');
       expect(troubles.join('\n')).toMatch(/the spawner cannot start .*ENOENT/);
     } finally {
       if (tmp === undefined) delete process.env.TMPDIR;
