@@ -103,6 +103,12 @@ describe.skipIf(
     }
   });
 
+  it('is plain ASCII, so a start reads it as a one-byte string', () => {
+    // One wider character makes Node decode the whole 2 MB bundle into UTF-16 on every start.
+    const bytes = readFileSync(join(DIST, 'svc.cjs'));
+    expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
+  });
+
   it('holds every built-in plugin, loads a plugins: entry from disk, and caches its compiled code', async () => {
     const root = copyOfBuild();
     const dataDir = join(root, 'data');
