@@ -8,9 +8,15 @@
  * the cache file is named for the bundle's size and mtime as well as the runtime and its flags: a
  * rebuilt bundle or another set of flags never meets a cache made for something else.
  */
-import { isAscii } from 'node:buffer';
-import { createHash } from 'node:crypto';
-import {
+import { createRequire } from 'node:module';
+
+// Built-ins through `require`, not `import`: an ES import of a built-in builds a facade that reads
+// every export, which wakes its lazy parts (`fs` loads its streams, `crypto` its Web Crypto) on
+// every start before the bundle has asked for any of them.
+const require = createRequire(import.meta.url);
+const { isAscii } = require('node:buffer') as typeof import('node:buffer');
+const { createHash } = require('node:crypto') as typeof import('node:crypto');
+const {
   chmodSync,
   mkdirSync,
   readdirSync,
@@ -19,10 +25,9 @@ import {
   statSync,
   unlinkSync,
   writeFileSync,
-} from 'node:fs';
-import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
-import { Script } from 'node:vm';
+} = require('node:fs') as typeof import('node:fs');
+const { basename, dirname, join } = require('node:path') as typeof import('node:path');
+const { Script } = require('node:vm') as typeof import('node:vm');
 
 /** What happened to the cache when the bundle was compiled. */
 export type CodeCacheState = 'accepted' | 'missing' | 'rejected';
