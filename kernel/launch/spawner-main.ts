@@ -32,9 +32,10 @@ interface Pending {
 }
 
 function main(socketPath: string): void {
+  const dir = dirname(socketPath);
   // Its socket's directory goes with it, whichever way the daemon went.
   const leave = () => {
-    rmSync(dirname(socketPath), { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   };
   process.on('disconnect', leave);
