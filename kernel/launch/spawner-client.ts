@@ -3,7 +3,9 @@
  * Started on the first launch, not at boot: a daemon that never runs a program never pays for it.
  * If it cannot start, launches fall back to forking here for a minute, then the next launch
  * tries again; if it dies, the programs it was watching are killed (their exit status is lost with
- * it) and end with an error, and the next launch starts a new one.
+ * it) and end with an error, and the next launch starts a new one. If its socket cannot be reached
+ * (a temp cleaner removed it, decision 248), the launch that found out forks here, new launches go
+ * to a new spawner, and the old one stays until the programs it watches have ended.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -56,7 +58,10 @@ export interface SpawnerOptions {
 export class SpawnerLauncher implements Launcher {
   /** The spawner new launches go to. */
   private current: SpawnerProcess | null = null;
-  /** Every spawner still running: the current one, and earlier ones whose programs still run. */
+  /**
+   * Every spawner still running: the current one, and earlier ones let go of (their socket could
+   * not be reached) whose programs have not all ended yet — their exits still come through them.
+   */
   private readonly procs = new Set<SpawnerProcess>();
   /** When a spawner last failed to start: until `retryAfterMs` later, launches fork here. */
   private failedAt: number | null = null;
@@ -68,7 +73,7 @@ export class SpawnerLauncher implements Launcher {
 
   constructor(
     private readonly script: string,
-    /** Forks here when the spawner cannot start. */
+    /** Forks here when the spawner cannot start or cannot be reached. */
     private readonly fallback: Launcher,
     private readonly onTrouble: (message: string) => void = () => {},
     private readonly opts: SpawnerOptions = {},
@@ -138,6 +143,21 @@ export class SpawnerLauncher implements Launcher {
       this.maybeClose(l);
       for (const s of l.sockets) s.destroy();
     }
+    this.settle();
+  }
+
+  /**
+   * A launch's output stream could not connect to this spawner's socket (a temp cleaner removed
+   * it, decision 248): new launches go to a new spawner; this one goes once its programs end.
+   */
+  private retire(proc: SpawnerProcess, err: NodeJS.ErrnoException): void {
+    if (this.current !== proc) return; // already retired by a sibling stream or launch
+    this.current = null;
+    proc.removeDir();
+    const why = `its socket ${proc.socket} cannot be reached (${err.code ?? err.message})`;
+    // One that never reached a program would likely fail the same way again: wait before the next.
+    if (!proc.served) this.cannotStart(why);
+    else this.onTrouble(`the spawner is let go: ${why}; the launch forks in the daemon`);
     this.settle();
   }
 
@@ -245,7 +265,8 @@ export class SpawnerLauncher implements Launcher {
     };
     const go = (proc: SpawnerProcess | null) => {
       this.waiting--;
-      // Let go in the meantime (close() in the same turn as this launch): fork here instead.
+      // Let go in the meantime (close() in the same turn as this launch, or its socket found
+      // gone by another launch): fork here instead.
       if (!proc || proc !== this.current || !proc.connected) {
         this.settle();
         forkHere();
@@ -256,13 +277,24 @@ export class SpawnerLauncher implements Launcher {
       this.settle();
       const open = (fd: 1 | 2, onData: (c: Buffer) => void) => {
         const s = connect(proc.socket);
+        let connected = false;
         l.streams++;
         l.sockets.push(s);
         s.write(Buffer.concat([Buffer.from([fd]), idBytes]));
         s.on('data', onData);
         if (paused) s.pause();
+        s.once('connect', () => {
+          connected = true;
+          proc.served = true;
+        });
         s.on('error', (err: NodeJS.ErrnoException) => {
           if (local || l.pid !== undefined || l.exit) return;
+          // Not connected, so the spawner never had this stream and cannot have started the
+          // program: it runs here instead, and the spawner drops what it holds of it.
+          if (!connected) {
+            moveHere(proc, err);
+            return;
+          }
           l.error = err;
           l.exit = { code: null, signal: null };
           proc.send({ t: 'drop', id });
@@ -290,6 +322,15 @@ export class SpawnerLauncher implements Launcher {
         out: spec.onStdout !== undefined,
         err: spec.onStderr !== undefined,
       });
+    };
+    const moveHere = (proc: SpawnerProcess, err: NodeJS.ErrnoException) => {
+      proc.send({ t: 'drop', id });
+      this.live.delete(id);
+      l.proc = null;
+      for (const s of l.sockets) s.destroy();
+      l.sockets = [];
+      forkHere();
+      this.retire(proc, err);
     };
     this.closing = false;
     const proc = this.start();

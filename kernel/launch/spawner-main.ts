@@ -61,6 +61,8 @@ function main(socketPath: string): void {
     });
   const pending = new Map<string, Pending>();
   const running = new Map<string, ChildProcess>();
+  /** Launches the daemon gave up on: a stream of one arriving late is closed, never held. */
+  const dropped = new Set<string>();
 
   const start = (id: string, p: Pending) => {
     const req = p.req;
@@ -105,6 +107,10 @@ function main(socketPath: string): void {
       sock.off('data', onData);
       sock.pause();
       const id = head.subarray(1, HEADER_BYTES).toString('hex');
+      if (dropped.has(id)) {
+        sock.destroy();
+        return;
+      }
       const p = pending.get(id) ?? {};
       if (head[0] === 1) p.out = sock;
       else p.err = sock;
@@ -132,6 +138,7 @@ function main(socketPath: string): void {
     else if (m.t === 'drop') {
       const p = pending.get(m.id);
       pending.delete(m.id);
+      dropped.add(m.id);
       p?.out?.destroy();
       p?.err?.destroy();
     }

@@ -18,6 +18,8 @@ export class SpawnerProcess {
 
   /** True once its socket listens; false if it ended (or could not be started) first. */
   readonly ready: Promise<boolean>;
+  /** An output stream has connected to its socket: it has worked, whatever happens to it later. */
+  served = false;
   /** We let it go (it exits when its channel closes): its end is no trouble. */
   letGo = false;
   private wasReady = false;

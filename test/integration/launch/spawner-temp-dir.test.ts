@@ -1,18 +1,58 @@
 // Decision 248: the spawner's socket lives in a directory under the temp dir, where temp cleaners,
 // signals and crashes reach it; these tests hold what the daemon and the spawner do about it.
-import { readdirSync, readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { localLauncher, SpawnerLauncher, spawnerScript } from '../../../kernel/launch/index.js';
+import { waitFor } from '../../support/app.js';
 import { tempDir } from '../../support/tmp.js';
 
 const found = spawnerScript();
 if (!found) throw new Error('the spawner is not built: run `npm run build` first');
 const script = found;
 const env = { PATH: process.env.PATH ?? '' };
+type Options = ConstructorParameters<typeof SpawnerLauncher>[3];
 
 function parentOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]);
+}
+
+function alive(pid: number): boolean {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  } catch {
+    return false;
+  }
+}
+
+/** The Unix socket a spawner listens on, from /proc (its title overwrites its argv). */
+function socketOf(pid: number): string {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m?.[1]) inodes.add(m[1]);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  for (const line of readFileSync('/proc/net/unix', 'utf8').split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f[6] && inodes.has(f[6]) && f[7]?.includes('svc-spawner-')) return f[7];
+  }
+  throw new Error(`process ${pid} listens on no spawner socket`);
+}
+
+/** A launcher whose spawner is up (one launch has run through it). */
+async function started(opts?: Options) {
+  const troubles: string[] = [];
+  const own = new SpawnerLauncher(script, localLauncher, (m) => troubles.push(m), opts);
+  onTestFinished(() => own.close());
+  await own.launch({ file: 'true', args: [], cwd: tempDir(), env, stdin: '' }).closed;
+  const pid = own.pid();
+  if (pid === undefined) throw new Error(`no spawner: ${troubles.join('; ')}`);
+  return { own, troubles, pid };
 }
 
 /** Where a launch's program runs: its parent's pid. */
@@ -26,6 +66,61 @@ async function parentOfLaunch(l: SpawnerLauncher): Promise<number> {
 }
 
 describe('the spawner’s socket and directory (decision 248)', () => {
+  it('a socket removed under it costs no launch: the output arrives whole, earlier programs keep their outcome, the next launch gets a new spawner', async () => {
+    const { own, troubles, pid: first } = await started();
+    const earlierOut: Buffer[] = [];
+    const earlier = own.launch({
+      file: '/bin/sh',
+      args: ['-c', 'read x; echo "got $x"; exit 7'],
+      cwd: tempDir(),
+      env,
+      stdin: 'keep-open',
+      onStdout: (c) => earlierOut.push(c),
+    });
+    await earlier.spawned;
+    expect(parentOf(earlier.pid as number)).toBe(first);
+
+    // What a temp cleaner does to a directory untouched for ten days.
+    rmSync(dirname(socketOf(first)), { recursive: true });
+
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const p = own.launch({
+      file: process.execPath,
+      args: [
+        '-e',
+        `const b = Buffer.alloc(1 << 20); for (let i = 0; i < b.length; i++) b[i] = (i * 7) & 255;
+         process.stdout.write(b); process.stderr.write(String(process.ppid));`,
+      ],
+      cwd: tempDir(),
+      env,
+      stdin: '',
+      onStdout: (c) => out.push(c),
+      onStderr: (c) => err.push(c),
+    });
+    expect(await p.closed).toEqual({ code: 0, signal: null, error: null });
+    const want = Buffer.alloc(1 << 20);
+    for (let i = 0; i < want.length; i++) want[i] = (i * 7) & 255;
+    expect(Buffer.concat(out).equals(want)).toBe(true);
+    // It ran here, and the daemon's log says why.
+    expect(Number(Buffer.concat(err).toString())).toBe(process.pid);
+    expect(troubles.join('\n')).toMatch(/socket \S+ cannot be reached \(ENOENT\)/);
+
+    // The old spawner still watches the program it started, which ends as it would have.
+    expect(alive(first)).toBe(true);
+    earlier.stdin?.end('on\n');
+    expect(await earlier.closed).toEqual({ code: 7, signal: null, error: null });
+    expect(Buffer.concat(earlierOut).toString()).toBe('got on\n');
+    // Then it goes.
+    await waitFor(() => !alive(first));
+
+    // A new spawner, in a new directory whose socket is there.
+    const parent = await parentOfLaunch(own);
+    expect(parent).toBe(own.pid());
+    expect(parent).not.toBe(first);
+    expect(existsSync(socketOf(parent))).toBe(true);
+  });
+
   it('leaves no directory when its process cannot be had, forks here meanwhile, and tries again after a minute', async () => {
     const tmp = tempDir();
     let now = 0;
