@@ -49,6 +49,8 @@ interface Live {
 }
 
 export interface SpawnerOptions {
+  /** How often the spawner touches its socket and directory, so temp cleaners leave them (1 h). */
+  touchEveryMs?: number;
   /** After a spawner failed to start, launches fork here this long before another is tried (60 s). */
   retryAfterMs?: number;
   /** The clock for that wait (milliseconds). */
@@ -98,6 +100,7 @@ export class SpawnerLauncher implements Launcher {
     try {
       proc = new SpawnerProcess(
         this.script,
+        this.opts.touchEveryMs ?? 3_600_000,
         (m) => this.onMessage(m),
         (p, why, wasReady) => this.ended(p, why, wasReady),
       );

@@ -14,7 +14,7 @@
  * running in their own process groups, as they would have had the daemon forked them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, utimesSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { processStartTicks } from './launch.js';
@@ -31,7 +31,7 @@ interface Pending {
   err?: Socket;
 }
 
-function main(socketPath: string): void {
+function main(socketPath: string, touchEveryMs: number): void {
   const dir = dirname(socketPath);
   // Its socket's directory goes with it, whichever way the daemon went.
   const leave = () => {
@@ -39,6 +39,19 @@ function main(socketPath: string): void {
     process.exit(0);
   };
   process.on('disconnect', leave);
+  // Fresh times on socket and directory: cleaners such as tmpreaper or a 10-day systemd-tmpfiles
+  // rule go by age, and a removed socket fails every launch until the daemon notices. Unref'd:
+  // the timer never keeps this process alive by itself.
+  setInterval(() => {
+    const now = new Date();
+    for (const p of [socketPath, dir]) {
+      try {
+        utimesSync(p, now, now);
+      } catch {
+        // Removed already: the daemon finds out on its next launch and starts another spawner.
+      }
+    }
+  }, touchEveryMs).unref();
   // A daemon that died while this program was still loading closed the channel before anyone
   // listened for it: without this check the socket would keep this process alive for good.
   if (!process.connected) leave();
@@ -147,5 +160,5 @@ function main(socketPath: string): void {
 
 if (process.send && process.argv[2]) {
   process.title = 'svc-spawner';
-  main(process.argv[2]);
+  main(process.argv[2], Number(process.argv[3]) || 3_600_000);
 }

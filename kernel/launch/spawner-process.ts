@@ -31,13 +31,14 @@ export class SpawnerProcess {
    */
   constructor(
     script: string,
+    touchEveryMs: number,
     onMessage: (m: SpawnerMessage) => void,
     /** Once: it exited, or never started. `wasReady` tells a start failure from a death. */
     onEnd: (proc: SpawnerProcess, why: string, wasReady: boolean) => void,
   ) {
     this.dir = mkdtempSync(join(tmpdir(), 'svc-spawner-'));
     try {
-      this.child = spawn(process.execPath, [script, this.socket], {
+      this.child = spawn(process.execPath, [script, this.socket, String(touchEveryMs)], {
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
         serialization: 'advanced',
         detached: true,

@@ -1,6 +1,14 @@
 // Decision 248: the spawner's socket lives in a directory under the temp dir, where temp cleaners,
 // signals and crashes reach it; these tests hold what the daemon and the spawner do about it.
-import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { localLauncher, SpawnerLauncher, spawnerScript } from '../../../kernel/launch/index.js';
@@ -119,6 +127,20 @@ describe('the spawner’s socket and directory (decision 248)', () => {
     expect(parent).toBe(own.pid());
     expect(parent).not.toBe(first);
     expect(existsSync(socketOf(parent))).toBe(true);
+  });
+
+  it('touches its socket and directory, so cleaners that go by age leave them', async () => {
+    const { pid } = await started({ touchEveryMs: 50 });
+    const sock = socketOf(pid);
+    const old = new Date('2020-01-01T00:00:00Z');
+    utimesSync(sock, old, old);
+    utimesSync(dirname(sock), old, old);
+    await waitFor(() =>
+      [sock, dirname(sock)].every((p) => {
+        const st = statSync(p);
+        return st.mtimeMs > old.getTime() && st.atimeMs > old.getTime();
+      }),
+    );
   });
 
   it('leaves no directory when its process cannot be had, forks here meanwhile, and tries again after a minute', async () => {
