@@ -39,6 +39,16 @@ function main(socketPath: string, touchEveryMs: number): void {
     process.exit(0);
   };
   process.on('disconnect', leave);
+  // Killed politely, it still cleans up, then dies of the signal so the daemon hears which.
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } finally {
+        process.kill(process.pid, sig);
+      }
+    });
+  }
   // Fresh times on socket and directory: cleaners such as tmpreaper or a 10-day systemd-tmpfiles
   // rule go by age, and a removed socket fails every launch until the daemon notices. Unref'd:
   // the timer never keeps this process alive by itself.

@@ -1,5 +1,9 @@
 // Decision 248: the spawner's socket lives in a directory under the temp dir, where temp cleaners,
-// signals and crashes reach it; these tests hold what the daemon and the spawner do about it.
+// signals and crashes reach it. A removed socket costs no launch and the next one gets a new
+// spawner; the spawner keeps its files fresh for cleaners that go by age; no way of ending it, nor
+// a spawner that cannot be had, leaves its directory behind; and a starting spawner removes the
+// directories of dead ones — never a live one's, nor another user's.
+import { type ChildProcess, spawn } from 'node:child_process';
 import {
   existsSync,
   readdirSync,
@@ -9,7 +13,7 @@ import {
   statSync,
   utimesSync,
 } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { localLauncher, SpawnerLauncher, spawnerScript } from '../../../kernel/launch/index.js';
 import { waitFor } from '../../support/app.js';
@@ -142,6 +146,39 @@ describe('the spawner’s socket and directory (decision 248)', () => {
       }),
     );
   });
+
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
+    'removes its directory itself when it gets %s, and dies of it',
+    async (sig) => {
+      // A separate process holds the spawner and is stopped: only the spawner can clean up.
+      const door = join(dirname(script), 'index.js');
+      const code = `
+      import { SpawnerLauncher, localLauncher } from ${JSON.stringify(door)};
+      const l = new SpawnerLauncher(${JSON.stringify(script)}, localLauncher);
+      await l.launch({ file: 'true', args: [], cwd: '/', env: {}, stdin: '' }).closed;
+      console.log(JSON.stringify({ pid: l.pid(), dir: l.current.dir }));
+      setInterval(() => {}, 1000);`;
+      // Not its stderr: the spawner inherits that, and would hold the pipe open.
+      const holder: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', code], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      onTestFinished(() => {
+        holder.kill('SIGKILL');
+      });
+      let text = '';
+      holder.stdout?.on('data', (c: Buffer) => {
+        text += c.toString();
+      });
+      await waitFor(() => text.includes('\n'));
+      // `current` is private to TypeScript only.
+      const { pid, dir } = JSON.parse(text) as { pid: number; dir: string };
+      expect(existsSync(dir)).toBe(true);
+      process.kill(holder.pid as number, 'SIGSTOP');
+      process.kill(pid, sig);
+      await waitFor(() => !alive(pid));
+      expect(existsSync(dir)).toBe(false);
+    },
+  );
 
   it('leaves no directory when its process cannot be had, forks here meanwhile, and tries again after a minute', async () => {
     const tmp = tempDir();
