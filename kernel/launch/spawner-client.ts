@@ -165,6 +165,10 @@ export class SpawnerLauncher implements Launcher {
   }
 
   private onMessage(m: SpawnerMessage): void {
+    if (m.t === 'swept') {
+      this.onTrouble(`removed directories spawners left behind: ${m.dirs.join(', ')}`);
+      return;
+    }
     const l = this.live.get(m.id);
     if (!l) return;
     if (m.t === 'spawned') {

@@ -12,6 +12,11 @@
  *   spawner → daemon: ready, spawned (pid, start ticks), failed (a spawn error), exit
  * When the daemon goes away (the channel closes) this process exits; the programs it started keep
  * running in their own process groups, as they would have had the daemon forked them.
+ *
+ * Its socket's directory goes with it however it ends short of SIGKILL (a SIGTERM, SIGINT or
+ * SIGHUP from a person or a harness included), it touches socket and directory every hour so that
+ * temp cleaners which go by age leave them (tmux does the same), and on starting it removes the
+ * directories of spawners that died without removing theirs (decision 248).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync, utimesSync } from 'node:fs';
@@ -24,6 +29,7 @@ import {
   type SpawnRequest,
   type ToSpawner,
 } from './spawner-protocol.js';
+import { sweepDeadSpawners } from './spawner-sweep.js';
 
 interface Pending {
   req?: SpawnRequest;
@@ -148,7 +154,12 @@ function main(socketPath: string, touchEveryMs: number): void {
     process.stderr.write(`svc-spawner: ${err.message}\n`);
     process.exit(1);
   });
-  server.listen(socketPath, () => send({ t: 'ready' }));
+  server.listen(socketPath, () => {
+    send({ t: 'ready' });
+    void sweepDeadSpawners(dirname(dir), dir).then((dirs) => {
+      if (dirs.length > 0) send({ t: 'swept', dirs });
+    });
+  });
 
   process.on('message', (m: ToSpawner) => {
     if (m.t === 'spawn') {

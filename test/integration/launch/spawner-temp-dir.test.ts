@@ -3,16 +3,20 @@
 // spawner; the spawner keeps its files fresh for cleaners that go by age; no way of ending it, nor
 // a spawner that cannot be had, leaves its directory behind; and a starting spawner removes the
 // directories of dead ones — never a live one's, nor another user's.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
+  chownSync,
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
   statSync,
   utimesSync,
+  writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { localLauncher, SpawnerLauncher, spawnerScript } from '../../../kernel/launch/index.js';
@@ -218,5 +222,67 @@ describe('the spawner’s socket and directory (decision 248)', () => {
       else process.env.TMPDIR = saved.tmp;
       own.close();
     }
+  });
+
+  it('on starting, removes the directories of dead spawners, and no other', async () => {
+    const tmp = tempDir();
+    const old = new Date(Date.now() - 10 * 60_000);
+    /** A socket file nobody listens on any more: its process was SIGKILLed. */
+    const deadSocket = (path: string) =>
+      spawnSync(process.execPath, [
+        '-e',
+        `require('net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`,
+      ]);
+    const make = (name: string, fill: (dir: string) => void, at = old) => {
+      const dir = join(tmp, name);
+      mkdirSync(dir, { mode: 0o700 });
+      fill(dir);
+      utimesSync(dir, at, at);
+      return dir;
+    };
+    const killed = make('svc-spawner-killed', (d) => deadSocket(join(d, 's')));
+    const empty = make('svc-spawner-empty', () => {});
+    const young = make('svc-spawner-young', () => {}, new Date());
+    const other = make('svc-spawner-other', (d) => {
+      deadSocket(join(d, 's'));
+      writeFileSync(join(d, 'notes'), 'not a spawner’s');
+    });
+    const notOurs = make('svc-test-killed', (d) => deadSocket(join(d, 's')));
+    const server = createServer();
+    const liveDir = join(tmp, 'svc-spawner-live');
+    mkdirSync(liveDir, { mode: 0o700 });
+    await new Promise<void>((r) => server.listen(join(liveDir, 's'), r));
+    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+    utimesSync(liveDir, old, old);
+    const kept = [young, other, notOurs, liveDir];
+    if (process.getuid?.() === 0) {
+      // Another user's dead spawner is theirs to clean up.
+      const foreign = make('svc-spawner-foreign', (d) => deadSocket(join(d, 's')));
+      chownSync(foreign, 65534, 65534);
+      utimesSync(foreign, old, old);
+      kept.push(foreign);
+    }
+    expect(existsSync(join(killed, 's'))).toBe(true);
+
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    let up: Awaited<ReturnType<typeof started>>;
+    try {
+      up = await started();
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    const said = await waitFor(() => up.troubles.find((m) => m.includes('removed directories')));
+    expect(said).toContain(killed);
+    expect(said).toContain(empty);
+    expect(existsSync(killed)).toBe(false);
+    expect(existsSync(empty)).toBe(false);
+    for (const dir of kept) {
+      expect(said).not.toContain(dir);
+      expect(existsSync(dir)).toBe(true);
+    }
+    // Its own directory stays.
+    expect(existsSync(socketOf(up.pid))).toBe(true);
   });
 });
