@@ -4,10 +4,14 @@
  * the build is there, which is what makes a cold start fast (decision 158), and the plain `tsc`
  * output otherwise (a build interrupted before its bundling step, or a bare `tsc` since).
  */
-import { statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import type * as Entry from './bundle-entry.js';
 import { loadBundle } from './code-cache.js';
+
+// Through `require`: an ES import of `fs` would load its streams on every start (code-cache.ts).
+const require = createRequire(import.meta.url);
+const { statSync } = require('node:fs') as typeof import('node:fs');
+const { fileURLToPath } = require('node:url') as typeof import('node:url');
 
 type EntryModule = typeof Entry;
 

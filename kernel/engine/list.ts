@@ -4,7 +4,7 @@
  * order (migration 0015); the open chats of the page are one read for those ids, by the chats'
  * hook; then one statement, stepped through row by row, joins each row's project name, its
  * current step's name and type (from `steps_outline`, never the snapshot), and the cost and token
- * sums of its attempts (read from the covering index `step_runs_spend`). A row reads every
+ * sums of its attempts (one grouped read of the covering index `step_runs_spend` for the page). A row reads every
  * column but the workflow snapshot; the snapshot of a
  * task whose current step shows the loop view (its type declares `view: 'loop'`, decision 225; the
  * set is a bound parameter of the same statement) is read for that step alone (the loop decorator
@@ -134,19 +134,23 @@ export class TaskLister {
   each(ids: readonly number[], each: (row: ListedRow) => void): void {
     if (ids.length === 0) return;
     const step = "'$[' || t.current_step || ']'";
-    const spend = (sum: string) => `(SELECT ${sum} FROM step_runs s WHERE s.task_id = t.id)`;
     // The page drives the join (CROSS JOIN, which SQLite never reorders): its rows are read by
     // primary key, never by scanning the table (decisions 237, 244). `key` is the id's place in
-    // the page, so the rows come in the order the ids were read.
+    // the page, so the rows come in the order the ids were read. The spend of the page's attempts
+    // is one grouped pass over the covering index `step_runs_spend`, not three lookups a row.
     const sql = `WITH page AS MATERIALIZED (SELECT key AS place, value AS id FROM json_each(?))
       SELECT ${this.columns}, p.name,
         json_extract(t.steps_outline, ${step} || '[0]'),
         json_extract(t.steps_outline, ${step} || '[1]'),
         CASE WHEN json_extract(t.steps_outline, ${step} || '[1]') IN (SELECT value FROM json_each(?))
           THEN json_extract(t.workflow_snapshot, '$.steps[' || t.current_step || ']') END,
-        ${spend('SUM(s.cost_usd)')}, ${spend('SUM(s.input_tokens)')}, ${spend('SUM(s.output_tokens)')}
+        sp.cost, sp.input, sp.output
       FROM page CROSS JOIN tasks t ON t.id = page.id
       LEFT JOIN projects p ON p.id = t.project_id
+      LEFT JOIN (SELECT s.task_id, SUM(s.cost_usd) AS cost, SUM(s.input_tokens) AS input,
+                        SUM(s.output_tokens) AS output
+                 FROM step_runs s WHERE s.task_id IN (SELECT id FROM page) GROUP BY s.task_id) sp
+        ON sp.task_id = t.id
       ORDER BY page.place`;
     // Arrays, not objects, from SQLite: building a 50-key object per row in the binding cost more
     // than the rest of the page (decision 233).

@@ -119,13 +119,19 @@ function jsonSchemaOf<S extends z.ZodType>(spec: ToolSpec<S>): McpTool['inputSch
 }
 
 export function defineTool<S extends z.ZodType = typeof EMPTY>(spec: ToolSpec<S>): McpTool {
+  let inputSchema: McpTool['inputSchema'] | undefined;
   return {
     name: spec.name,
     description: spec.description,
     route: spec.route,
     readOnly: spec.readOnly,
     ...(spec.input ? { input: { schema: spec.input.schema, from: spec.input.from } } : {}),
-    inputSchema: jsonSchemaOf(spec),
+    // Rendered when an MCP client first lists the tools, not while the daemon starts: the
+    // tools are defined as their modules load, and rendering all of them cost ~10 ms a start.
+    get inputSchema() {
+      inputSchema ??= jsonSchemaOf(spec);
+      return inputSchema;
+    },
     call: async (ctx, args) => {
       const ids: ToolIds = {};
       const rest: Record<string, unknown> = {};

@@ -16,7 +16,7 @@ export const slugSchema = z
     'must be a slug: lowercase letters, digits, "-", "_" or ".", starting with a letter or digit',
   );
 
-const DURATION_PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|h|m|s)/y;
+const DURATION_PART = /(\d+(?:\.\d+)?)(ns|us|\u00b5s|ms|h|m|s)/y;
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,

@@ -103,6 +103,30 @@ describe.skipIf(
     }
   });
 
+  it('is plain ASCII, so a start reads it as a one-byte string', () => {
+    // One wider character makes Node decode the whole 2 MB bundle into UTF-16 on every start.
+    const bytes = readFileSync(join(DIST, 'svc.cjs'));
+    expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
+  });
+
+  it('starts without waking the lazy parts of built-ins it does not use', () => {
+    // An ES import of `fs` or `crypto` reads every export, loading fs streams and Web Crypto on
+    // every start; the launcher requires them instead (decision 158).
+    const probe = join(tempDir('svc-bundle-probe-'), 'loaded.mjs');
+    writeFileSync(
+      probe,
+      "process.on('exit', () => process.stderr.write(JSON.stringify(process.moduleLoadList)));\n",
+    );
+    const r = spawnSync(
+      process.execPath,
+      ['--import', probe, join(DIST, 'bin', 'svc.js'), '--version'],
+      { encoding: 'utf8' },
+    );
+    const loaded = JSON.parse(r.stderr) as string[];
+    expect(loaded).toContain('NativeModule vm');
+    expect(loaded.filter((m) => /internal\/fs\/streams|webcrypto/.test(m))).toEqual([]);
+  });
+
   it('holds every built-in plugin, loads a plugins: entry from disk, and caches its compiled code', async () => {
     const root = copyOfBuild();
     const dataDir = join(root, 'data');

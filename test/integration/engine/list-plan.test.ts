@@ -69,6 +69,10 @@ describe('a list page', () => {
         .map((r) => r.detail);
       expect(outer, sql).not.toContain('SCAN t');
       expect(outer, sql).toContain('SEARCH t USING INTEGER PRIMARY KEY (rowid=?)');
+      // The page's spend: one grouped pass over the covering index, no lookups per row.
+      const all = planOf(sql).map((r) => r.detail);
+      expect(all, sql).toContain('SEARCH s USING COVERING INDEX step_runs_spend (task_id=?)');
+      expect(all.filter((d) => d.startsWith('CORRELATED')), sql).toEqual([]);
     }
     // Each filter's page of ids, with and without a cursor: from an index, in id order, or for
     // include_children the table in id order, up to the page's limit.

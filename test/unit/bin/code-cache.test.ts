@@ -1,6 +1,13 @@
 // Issue 11 (cold start), decision 158: the launcher's V8 code cache for the single-file build —
 // made when missing, used when it fits, refused and remade when it does not, never stale.
-import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +15,7 @@ import { loadBundle } from '../../../bin/code-cache.js';
 import { tempDir } from '../../support/tmp.js';
 
 interface Exports {
-  answer(): number;
+  answer(): number | string;
   dir: string;
   file: string;
 }
@@ -53,6 +60,15 @@ describe('loadBundle', () => {
     expect(second.cacheFile).toBe(first.cacheFile);
     expect(second.exports.answer()).toBe(42);
     expect(second.save()).toBeNull();
+  });
+
+  it('reads a bundle with text past ASCII as UTF-8 (the build writes ASCII, read as Latin-1)', () => {
+    const { root, cacheDir } = freshBuild();
+    const file = bundleIn(root, "return 'caf\u00e9 \u2713 \u{1F600}';");
+    writeFileSync(file, `${readFileSync(file, 'utf8')}exports.word = 'café ✓ 😀';\n`);
+    const loaded = loadBundle<Exports & { word: string }>(file, cacheDir);
+    expect(loaded.exports.word).toBe('café ✓ 😀');
+    expect(loaded.exports.answer()).toBe('café ✓ 😀');
   });
 
   it('refuses a cache V8 cannot use, runs anyway and replaces it', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDuration, tryParseDuration } from '../../../kernel/config/duration.js';
 import { tryParseSize } from '../../../kernel/config/size.js';
+import { workflowDurationMs } from '../../../kernel/plugin/step-keys.js';
 
 describe('durations', () => {
   it.each([
@@ -23,6 +24,16 @@ describe('durations', () => {
     expect(formatDuration(0)).toBe('0s');
     expect(formatDuration(1500)).toBe('1s500ms');
   });
+});
+
+describe('workflow durations', () => {
+  it.each([
+    ['1h30m', 5_400_000],
+    ['250ms', 250],
+    ['1500us', 1.5],
+    ['1500\u00b5s', 1.5],
+    ['2000ns', 0.002],
+  ])('parses %s', (text, ms) => expect(workflowDurationMs(text)).toBeCloseTo(ms, 9));
 });
 
 describe('sizes', () => {
