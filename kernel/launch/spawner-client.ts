@@ -1,16 +1,15 @@
 /**
  * The daemon's side of the spawner (decision 247; the spawner's own side is spawner-main.ts).
  * Started on the first launch, not at boot: a daemon that never runs a program never pays for it.
- * If it cannot start, launches fall back to forking here; if it dies, the programs it was
- * watching are killed (their exit status is lost with it) and end with an error, and the next
- * launch starts a new one.
+ * If it cannot start, launches fall back to forking here for a minute, then the next launch
+ * tries again; if it dies, the programs it was watching are killed (their exit status is lost with
+ * it) and end with an error, and the next launch starts a new one. If its socket cannot be reached
+ * (a temp cleaner removed it, decision 248), the launch that found out forks here, new launches go
+ * to a new spawner, and the old one stays until the programs it watches have ended.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
@@ -23,7 +22,7 @@ import {
   signalGroup,
   spawnErrorOf,
 } from './launch.js';
-import type { FromSpawner, ToSpawner } from './spawner-protocol.js';
+import { type SpawnerMessage, SpawnerProcess } from './spawner-process.js';
 
 /** The spawner's program: beside this module once built, or the checkout's build when run from source. */
 export function spawnerScript(): string | null {
@@ -36,6 +35,8 @@ export function spawnerScript(): string | null {
 
 interface Live {
   id: string;
+  /** The spawner it went to (a launch forked here has none). */
+  proc: SpawnerProcess | null;
   pid: number | undefined;
   ticks: string | null;
   exit: { code: number | null; signal: NodeJS.Signals | null } | null;
@@ -47,10 +48,25 @@ interface Live {
   onClosed: (end: LaunchEnd) => void;
 }
 
+export interface SpawnerOptions {
+  /** How often the spawner touches its socket and directory, so temp cleaners leave them (1 h). */
+  touchEveryMs?: number;
+  /** After a spawner failed to start, launches fork here this long before another is tried (60 s). */
+  retryAfterMs?: number;
+  /** The clock for that wait (milliseconds). */
+  now?: () => number;
+}
+
 export class SpawnerLauncher implements Launcher {
-  private child: ChildProcess | null = null;
-  private ready: Promise<boolean> | null = null;
-  private dir: string | null = null;
+  /** The spawner new launches go to. */
+  private current: SpawnerProcess | null = null;
+  /**
+   * Every spawner still running: the current one, and earlier ones let go of (their socket could
+   * not be reached) whose programs have not all ended yet — their exits still come through them.
+   */
+  private readonly procs = new Set<SpawnerProcess>();
+  /** When a spawner last failed to start: until `retryAfterMs` later, launches fork here. */
+  private failedAt: number | null = null;
   /** close() was called while programs still ran: the spawner goes once the last one ends. */
   private closing = false;
   private readonly live = new Map<string, Live>();
@@ -59,69 +75,70 @@ export class SpawnerLauncher implements Launcher {
 
   constructor(
     private readonly script: string,
-    /** Forks here when the spawner cannot start. */
+    /** Forks here when the spawner cannot start or cannot be reached. */
     private readonly fallback: Launcher,
     private readonly onTrouble: (message: string) => void = () => {},
+    private readonly opts: SpawnerOptions = {},
   ) {}
 
-  /** The spawner's pid while it runs (the bench counts its CPU as svc's own). */
+  /** The current spawner's pid while it runs (the bench counts its CPU as svc's own). */
   pid(): number | undefined {
-    return this.child?.pid;
+    return this.current?.pid;
   }
 
-  private start(): Promise<boolean> {
-    if (this.ready) return this.ready;
-    let child: ChildProcess;
+  private now(): number {
+    return this.opts.now ? this.opts.now() : Date.now();
+  }
+
+  /** The spawner for a new launch, started if need be; null: fork here. */
+  private start(): SpawnerProcess | null {
+    if (this.current) return this.current;
+    const retryAfter = this.opts.retryAfterMs ?? 60_000;
+    // Not on every launch in a tight loop: a spawner that cannot start costs a process each time.
+    if (this.failedAt !== null && this.now() - this.failedAt < retryAfter) return null;
+    let proc: SpawnerProcess;
     try {
-      this.dir = mkdtempSync(join(tmpdir(), 'svc-spawner-'));
-      child = spawn(process.execPath, [this.script, join(this.dir, 's')], {
-        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-        serialization: 'advanced',
-        detached: true,
-      });
+      proc = new SpawnerProcess(
+        this.script,
+        this.opts.touchEveryMs ?? 3_600_000,
+        (m) => this.onMessage(m),
+        (p, why, wasReady) => this.ended(p, why, wasReady),
+      );
     } catch (err) {
-      // No room for its socket, no process to be had: this launcher forks here from now on.
-      this.onTrouble(`the spawner cannot start (${(err as Error).message}); forking in the daemon`);
-      this.removeDir();
-      this.ready = Promise.resolve(false);
-      return this.ready;
+      this.cannotStart((err as Error).message);
+      return null;
     }
-    this.child = child;
-    child.unref();
-    this.ready = new Promise<boolean>((resolve) => {
-      child.on('message', (m: FromSpawner) => {
-        if (m.t === 'ready') resolve(true);
-        else this.onMessage(m);
-      });
-      child.once('error', () => resolve(false));
-      child.once('exit', (code, signal) => {
-        resolve(false);
-        // A spawner let go by close() ends quietly; only the current one's end is trouble.
-        if (this.child === child)
-          this.lost(`the spawner process ended (${signal ?? `status ${code}`})`);
-      });
+    this.current = proc;
+    this.procs.add(proc);
+    void proc.ready.then((ok) => {
+      if (ok) this.failedAt = null;
     });
-    this.unrefWhenIdle();
-    return this.ready;
+    return proc;
   }
 
-  /** The channel keeps this process alive only while a launch waits on it. */
-  private unrefWhenIdle(): void {
-    const channel = this.child?.channel;
-    if (!channel) return;
-    if (this.live.size + this.waiting > 0) channel.ref();
-    else channel.unref();
+  private cannotStart(why: string): void {
+    this.failedAt = this.now();
+    const s = Math.round((this.opts.retryAfterMs ?? 60_000) / 1000);
+    this.onTrouble(
+      `the spawner cannot start (${why}); forking in the daemon, another is tried after ${s} s`,
+    );
   }
 
-  private lost(why: string): void {
-    this.onTrouble(why);
-    this.child = null;
-    this.ready = null;
-    this.removeDir();
-    const err = spawnErrorOf({ message: why, code: 'ESPAWNER' });
+  /** A spawner exited (or never started): what it watched ends with an error. */
+  private ended(proc: SpawnerProcess, why: string, wasReady: boolean): void {
+    this.procs.delete(proc);
+    if (this.current === proc) this.current = null;
+    if (proc.letGo) return; // let go by us: it ends quietly, with nothing left to watch
+    if (!wasReady) {
+      this.cannotStart(why);
+      return;
+    }
+    const message = `the spawner process ended (${why})`;
+    this.onTrouble(message);
+    const err = spawnErrorOf({ message, code: 'ESPAWNER' });
     for (const l of [...this.live.values()]) {
       // A program whose exit was heard ends as it did; its last output still arrives on its own.
-      if (l.exit) continue;
+      if (l.proc !== proc || l.exit) continue;
       if (l.pid !== undefined) signalGroup(l.pid, 'SIGKILL');
       l.error = err;
       l.exit = { code: null, signal: null };
@@ -129,14 +146,29 @@ export class SpawnerLauncher implements Launcher {
       this.maybeClose(l);
       for (const s of l.sockets) s.destroy();
     }
+    this.settle();
   }
 
-  private removeDir(): void {
-    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
-    this.dir = null;
+  /**
+   * A launch's output stream could not connect to this spawner's socket (a temp cleaner removed
+   * it, decision 248): new launches go to a new spawner; this one goes once its programs end.
+   */
+  private retire(proc: SpawnerProcess, err: NodeJS.ErrnoException): void {
+    if (this.current !== proc) return; // already retired by a sibling stream or launch
+    this.current = null;
+    proc.removeDir();
+    const why = `its socket ${proc.socket} cannot be reached (${err.code ?? err.message})`;
+    // One that never reached a program would likely fail the same way again: wait before the next.
+    if (!proc.served) this.cannotStart(why);
+    else this.onTrouble(`the spawner is let go: ${why}; the launch forks in the daemon`);
+    this.settle();
   }
 
-  private onMessage(m: Exclude<FromSpawner, { t: 'ready' }>): void {
+  private onMessage(m: SpawnerMessage): void {
+    if (m.t === 'swept') {
+      this.onTrouble(`removed directories spawners left behind: ${m.dirs.join(', ')}`);
+      return;
+    }
     const l = this.live.get(m.id);
     if (!l) return;
     if (m.t === 'spawned') {
@@ -164,14 +196,20 @@ export class SpawnerLauncher implements Launcher {
     l.onClosed({ code: l.exit.code, signal: l.exit.signal, error: l.error });
   }
 
-  /** After a launch ends or starts: the channel's hold, and a close() that waited for this. */
+  /**
+   * After a launch ends, starts or moves: each spawner's hold on this process, an earlier spawner
+   * let go of once its last program ended, and a close() that waited for this.
+   */
   private settle(): void {
-    this.unrefWhenIdle();
+    for (const proc of this.procs) {
+      let needed = proc === this.current ? this.waiting : 0;
+      for (const l of this.live.values()) if (l.proc === proc) needed++;
+      if (proc !== this.current && needed === 0) {
+        this.procs.delete(proc);
+        proc.letItGo();
+      } else proc.hold(needed > 0);
+    }
     if (this.closing && this.live.size === 0 && this.waiting === 0) this.shutdown();
-  }
-
-  private send(m: ToSpawner): void {
-    if (this.child?.connected) this.child.send(m);
   }
 
   launch(spec: LaunchSpec): Launched {
@@ -187,6 +225,7 @@ export class SpawnerLauncher implements Launcher {
     });
     const l: Live = {
       id,
+      proc: null,
       pid: undefined,
       ticks: null,
       exit: null,
@@ -204,14 +243,14 @@ export class SpawnerLauncher implements Launcher {
             write: (chunk: Buffer, _enc, cb) => {
               void spawned.then(() => {
                 if (local) local.stdin?.write(chunk);
-                else this.send({ t: 'stdin', id, data: chunk });
+                else l.proc?.send({ t: 'stdin', id, data: chunk });
                 cb();
               });
             },
             final: (cb) => {
               void spawned.then(() => {
                 if (local) local.stdin?.end();
-                else this.send({ t: 'stdin-end', id });
+                else l.proc?.send({ t: 'stdin-end', id });
                 cb();
               });
             },
@@ -219,44 +258,58 @@ export class SpawnerLauncher implements Launcher {
         : null;
     stdin?.on('error', () => {});
     let paused = false;
-    const go = (ready: boolean) => {
+    /** No spawner for this launch: it forks here, as every launch did before decision 247. */
+    const forkHere = () => {
+      local = this.fallback.launch(spec);
+      if (paused) local.pauseOutput();
+      void local.spawned.then(() => {
+        l.pid = local?.pid;
+        l.ticks = local?.startTicks ?? null;
+        for (const sig of l.queued) local?.signal(sig);
+        onSpawned();
+      });
+      void local.closed.then(onClosed);
+    };
+    const go = (proc: SpawnerProcess | null) => {
       this.waiting--;
-      // Let go in the meantime (close() in the same turn as this launch): fork here instead.
-      const dir = this.dir;
-      if (!ready || !dir || !this.child?.connected) {
+      // Let go in the meantime (close() in the same turn as this launch, or its socket found
+      // gone by another launch): fork here instead.
+      if (!proc || proc !== this.current || !proc.connected) {
         this.settle();
-        // No spawner: this launch forks here, as every launch did before decision 247.
-        local = this.fallback.launch(spec);
-        if (paused) local.pauseOutput();
-        void local.spawned.then(() => {
-          l.pid = local?.pid;
-          l.ticks = local?.startTicks ?? null;
-          for (const sig of l.queued) local?.signal(sig);
-          onSpawned();
-        });
-        void local.closed.then(onClosed);
+        forkHere();
         return;
       }
+      l.proc = proc;
       this.live.set(id, l);
-      this.unrefWhenIdle();
-      const path = join(dir, 's');
+      this.settle();
       const open = (fd: 1 | 2, onData: (c: Buffer) => void) => {
-        const s = connect(path);
+        const s = connect(proc.socket);
+        let connected = false;
         l.streams++;
         l.sockets.push(s);
         s.write(Buffer.concat([Buffer.from([fd]), idBytes]));
         s.on('data', onData);
         if (paused) s.pause();
+        s.once('connect', () => {
+          connected = true;
+          proc.served = true;
+        });
         s.on('error', (err: NodeJS.ErrnoException) => {
-          if (l.pid === undefined && !l.exit) {
-            l.error = err;
-            l.exit = { code: null, signal: null };
-            this.send({ t: 'drop', id });
-            onSpawned();
-            this.maybeClose(l);
+          if (local || l.pid !== undefined || l.exit) return;
+          // Not connected, so the spawner never had this stream and cannot have started the
+          // program: it runs here instead, and the spawner drops what it holds of it.
+          if (!connected) {
+            moveHere(proc, err);
+            return;
           }
+          l.error = err;
+          l.exit = { code: null, signal: null };
+          proc.send({ t: 'drop', id });
+          onSpawned();
+          this.maybeClose(l);
         });
         s.on('close', () => {
+          if (local) return;
           l.streams--;
           this.maybeClose(l);
         });
@@ -265,7 +318,7 @@ export class SpawnerLauncher implements Launcher {
       if (spec.onStderr) open(2, spec.onStderr);
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(spec.env)) if (v !== undefined) env[k] = v;
-      this.send({
+      proc.send({
         t: 'spawn',
         id,
         file: spec.file,
@@ -277,10 +330,22 @@ export class SpawnerLauncher implements Launcher {
         err: spec.onStderr !== undefined,
       });
     };
+    const moveHere = (proc: SpawnerProcess, err: NodeJS.ErrnoException) => {
+      proc.send({ t: 'drop', id });
+      this.live.delete(id);
+      l.proc = null;
+      for (const s of l.sockets) s.destroy();
+      l.sockets = [];
+      forkHere();
+      this.retire(proc, err);
+    };
     this.closing = false;
-    this.waiting++;
-    void this.start().then(go);
-    this.unrefWhenIdle();
+    const proc = this.start();
+    if (proc) {
+      this.waiting++;
+      this.settle();
+      void proc.ready.then((ok) => go(ok ? proc : null));
+    } else forkHere();
     return {
       get pid() {
         return l.pid;
@@ -319,12 +384,13 @@ export class SpawnerLauncher implements Launcher {
   }
 
   private shutdown(): void {
-    const child = this.child;
     this.closing = false;
-    this.child = null;
-    this.ready = null;
-    if (child?.connected) child.disconnect();
-    this.removeDir();
+    const proc = this.current;
+    this.current = null;
+    if (proc) {
+      this.procs.delete(proc);
+      proc.letItGo();
+    }
   }
 }
 

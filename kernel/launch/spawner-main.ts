@@ -12,9 +12,14 @@
  *   spawner → daemon: ready, spawned (pid, start ticks), failed (a spawn error), exit
  * When the daemon goes away (the channel closes) this process exits; the programs it started keep
  * running in their own process groups, as they would have had the daemon forked them.
+ *
+ * Its socket's directory goes with it however it ends short of SIGKILL (a SIGTERM, SIGINT or
+ * SIGHUP from a person or a harness included), it touches socket and directory every hour so that
+ * temp cleaners which go by age leave them (tmux does the same), and on starting it removes the
+ * directories of spawners that died without removing theirs (decision 248).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, utimesSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { processStartTicks } from './launch.js';
@@ -24,6 +29,7 @@ import {
   type SpawnRequest,
   type ToSpawner,
 } from './spawner-protocol.js';
+import { sweepDeadSpawners } from './spawner-sweep.js';
 
 interface Pending {
   req?: SpawnRequest;
@@ -31,13 +37,37 @@ interface Pending {
   err?: Socket;
 }
 
-function main(socketPath: string): void {
+function main(socketPath: string, touchEveryMs: number): void {
+  const dir = dirname(socketPath);
   // Its socket's directory goes with it, whichever way the daemon went.
   const leave = () => {
-    rmSync(dirname(socketPath), { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   };
   process.on('disconnect', leave);
+  // Killed politely, it still cleans up, then dies of the signal so the daemon hears which.
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } finally {
+        process.kill(process.pid, sig);
+      }
+    });
+  }
+  // Fresh times on socket and directory: cleaners such as tmpreaper or a 10-day systemd-tmpfiles
+  // rule go by age, and a removed socket fails every launch until the daemon notices. Unref'd:
+  // the timer never keeps this process alive by itself.
+  setInterval(() => {
+    const now = new Date();
+    for (const p of [socketPath, dir]) {
+      try {
+        utimesSync(p, now, now);
+      } catch {
+        // Removed already: the daemon finds out on its next launch and starts another spawner.
+      }
+    }
+  }, touchEveryMs).unref();
   // A daemon that died while this program was still loading closed the channel before anyone
   // listened for it: without this check the socket would keep this process alive for good.
   if (!process.connected) leave();
@@ -60,6 +90,8 @@ function main(socketPath: string): void {
     });
   const pending = new Map<string, Pending>();
   const running = new Map<string, ChildProcess>();
+  /** Launches the daemon gave up on: a stream of one arriving late is closed, never held. */
+  const dropped = new Set<string>();
 
   const start = (id: string, p: Pending) => {
     const req = p.req;
@@ -104,6 +136,10 @@ function main(socketPath: string): void {
       sock.off('data', onData);
       sock.pause();
       const id = head.subarray(1, HEADER_BYTES).toString('hex');
+      if (dropped.has(id)) {
+        sock.destroy();
+        return;
+      }
       const p = pending.get(id) ?? {};
       if (head[0] === 1) p.out = sock;
       else p.err = sock;
@@ -118,7 +154,12 @@ function main(socketPath: string): void {
     process.stderr.write(`svc-spawner: ${err.message}\n`);
     process.exit(1);
   });
-  server.listen(socketPath, () => send({ t: 'ready' }));
+  server.listen(socketPath, () => {
+    send({ t: 'ready' });
+    void sweepDeadSpawners(dirname(dir), dir).then((dirs) => {
+      if (dirs.length > 0) send({ t: 'swept', dirs });
+    });
+  });
 
   process.on('message', (m: ToSpawner) => {
     if (m.t === 'spawn') {
@@ -131,6 +172,7 @@ function main(socketPath: string): void {
     else if (m.t === 'drop') {
       const p = pending.get(m.id);
       pending.delete(m.id);
+      dropped.add(m.id);
       p?.out?.destroy();
       p?.err?.destroy();
     }
@@ -139,5 +181,5 @@ function main(socketPath: string): void {
 
 if (process.send && process.argv[2]) {
   process.title = 'svc-spawner';
-  main(process.argv[2]);
+  main(process.argv[2], Number(process.argv[3]) || 3_600_000);
 }

@@ -33,6 +33,8 @@ export type FromSpawner =
       syscall?: string;
       path?: string;
     }
-  | { t: 'exit'; id: string; code: number | null; signal: NodeJS.Signals | null };
+  | { t: 'exit'; id: string; code: number | null; signal: NodeJS.Signals | null }
+  /** Directories of dead spawners it removed from the temp dir on starting (decision 248). */
+  | { t: 'swept'; dirs: string[] };
 
 export const HEADER_BYTES = 17;

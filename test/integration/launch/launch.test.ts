@@ -259,7 +259,7 @@ describe('the spawner', () => {
       import { SpawnerLauncher, localLauncher } from ${JSON.stringify(door)};
       const l = new SpawnerLauncher(${JSON.stringify(script)}, localLauncher);
       const p = l.launch({ file: 'true', args: [], cwd: ${JSON.stringify(dir)}, env: {}, stdin: '' });
-      console.log(JSON.stringify({ pid: l.pid(), dir: l.dir }));
+      console.log(JSON.stringify({ pid: l.pid(), dir: l.current.dir }));
       ${ending}`;
     // Not its stderr: the spawner inherits that, and would hold the pipe open past this process.
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
@@ -267,7 +267,7 @@ describe('the spawner', () => {
       stdio: ['ignore', 'pipe', 'ignore'],
       timeout: 20_000,
     });
-    // \`dir\` is private to TypeScript only: the socket's directory, gone with the spawner.
+    // \`current\` is private to TypeScript only: the socket's directory, gone with the spawner.
     const { pid, dir: socketDir } = JSON.parse(r.stdout.trim().split('\n')[0] as string) as {
       pid: number;
       dir: string;
