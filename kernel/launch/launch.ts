@@ -97,7 +97,12 @@ export const localLauncher: Launcher = {
       cwd: spec.cwd,
       env: spec.env,
       detached: process.platform !== 'win32',
-      stdio: ['pipe', spec.onStdout ? 'pipe' : 'ignore', spec.onStderr ? 'pipe' : 'ignore'],
+      // Nothing to write: /dev/null reads as the same immediate end of input, without a pipe.
+      stdio: [
+        spec.stdin !== 'keep-open' && spec.stdin.length === 0 ? 'ignore' : 'pipe',
+        spec.onStdout ? 'pipe' : 'ignore',
+        spec.onStderr ? 'pipe' : 'ignore',
+      ],
       windowsHide: true,
     });
     let error: NodeJS.ErrnoException | null = null;
