@@ -3,16 +3,23 @@
  * then the built daemon in its own process answering over loopback HTTP: `GET /v1/tasks` (the default page), every
  * page of the whole list for the default, `archived=all`, `project_id=` and `state=` (issue 22
  * point 3), a task detail, and a replay of every event on `GET /v1/events`. Baselines in the same run:
- * `GET /v1/health` (the HTTP floor), the same list pages sent by a bare Node server and walked by
- * the same client (the transport's floor: what a walk costs when the pages cost nothing to build;
- * decision 244), and reading + serializing the same events straight from SQLite (the storage floor).
+ * `GET /v1/health` (the HTTP floor), the same list pages sent by a bare Node server in a process of
+ * its own and walked by the same client (the transport's floor: what a walk costs when the pages
+ * cost nothing to build; decision 244), and reading + serializing the same events straight from
+ * SQLite (the storage floor). Requests are timed by one client in a worker thread of its own
+ * (lib/http-client.ts), so the bench's own heap never pauses a measured request.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { cleanup, makeRepo, prepare, QUIET_CONFIG, spawnDaemon, tempRoot } from './lib/env.js';
+import { HttpClient, type Received } from './lib/http-client.js';
 import { seedHistory } from './lib/seed.js';
 import { now } from './lib/stats.js';
+
+const BARE_PAGES = fileURLToPath(new URL('./lib/bare-pages.js', import.meta.url));
 
 /** One whole list, every page of `limit` rows walked with the cursor. */
 export interface ListWalk {
@@ -37,87 +44,52 @@ export interface ApiResult {
   replayBaselineMs: number;
 }
 
-async function timed(url: string, token: string, n: number, path: (i: number) => string) {
-  const out: number[] = [];
-  let body = '';
-  for (let i = -5; i < n; i++) {
-    const t0 = now();
-    const res = await fetch(`${url}${path(i)}`, { headers: { authorization: `Bearer ${token}` } });
-    body = await res.text();
-    if (res.status !== 200) throw new Error(`${path(i)} → ${res.status} ${body.slice(0, 200)}`);
-    if (i >= 0) out.push(now() - t0);
-  }
-  return { ms: out, last: body };
-}
-
-/** A page as the client received it: what a bare server sends back for the baseline. */
-interface Page {
-  body: string;
-  type: string;
-  cursor: string | null;
-}
-
-/** Every page of `query` once, from `url`: the pages and the time of the whole walk. */
-async function walkOnce(url: string, token: string, query: string) {
-  const t0 = now();
-  let cursor: string | null = null;
-  const pages: Page[] = [];
-  do {
-    const sep = query ? '&' : '';
-    const res = await fetch(
-      `${url}/v1/tasks?${query}${sep}limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
-      { headers: { authorization: `Bearer ${token}` } },
-    );
-    const body = await res.text();
-    if (res.status !== 200) throw new Error(`list ${query} → ${res.status} ${body.slice(0, 200)}`);
-    cursor = res.headers.get('x-next-cursor');
-    pages.push({ body, type: res.headers.get('content-type') ?? '', cursor });
-  } while (cursor);
-  return { ms: now() - t0, pages };
+/** Starts the bare server (bare-pages.ts) on `pages` in a process of its own; its URL and a stop. */
+async function bareServer(pages: Received[]): Promise<{ url: string; stop: () => Promise<void> }> {
+  const file = join(tempRoot('svc-bare-'), 'pages.json');
+  writeFileSync(file, JSON.stringify(pages));
+  const child = spawn(process.execPath, [BARE_PAGES, file], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const port = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 /**
- * A bare Node server answering a walk with `pages` (the same bytes, content type and cursors,
- * the page chosen by its cursor), the walk timed by the same client code.
+ * Walks every page of `query` `n` times from svc, then the same pages `n` times from a bare
+ * server; the times of whole walks (bodies read, not parsed), both through one client.
  */
-async function bareWalks(pages: Page[], query: string, n: number): Promise<number[]> {
-  const bodies = pages.map((p) => Buffer.from(p.body, 'utf8'));
-  const byCursor = new Map<string, number>(pages.map((p, i) => [p.cursor ?? '', i + 1]));
-  const server = createServer((req, res) => {
-    const cursor = new URL(req.url ?? '/', 'http://x').searchParams.get('cursor');
-    const i = cursor === null ? 0 : (byCursor.get(cursor) ?? 0);
-    const page = pages[i] as Page;
-    res.setHeader('content-type', page.type);
-    res.setHeader('content-length', (bodies[i] as Buffer).length);
-    if (page.cursor) res.setHeader('x-next-cursor', page.cursor);
-    res.end(bodies[i]);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const ms: number[] = [];
-  try {
-    for (let i = -2; i < n; i++) {
-      const r = await walkOnce(url, 'bare', query);
-      if (i >= 0) ms.push(r.ms);
-    }
-  } finally {
-    await new Promise((r) => server.close(r));
-  }
-  return ms;
-}
-
-/** Walks every page of `query` `n` times; the times of whole walks (bodies read, not parsed). */
-async function walk(url: string, token: string, query: string, n: number): Promise<ListWalk> {
-  const ms: number[] = [];
-  let pages: Page[] = [];
-  for (let i = -2; i < n; i++) {
-    const r = await walkOnce(url, token, query);
-    if (i >= 0) ms.push(r.ms);
-    pages = r.pages;
-  }
+async function walk(
+  client: HttpClient,
+  url: string,
+  token: string,
+  query: string,
+  n: number,
+): Promise<ListWalk> {
+  const { ms, pages } = await client.walk(url, token, query, n);
   // Parsed after the clock stops: the client's JSON.parse is not the daemon's time.
   const rows = pages.reduce((sum, p) => sum + (JSON.parse(p.body) as unknown[]).length, 0);
-  return { query: query || '(default)', rows, ms, bareMs: await bareWalks(pages, query, n) };
+  const bare = await bareServer(pages);
+  try {
+    const b = await client.walk(bare.url, 'bare', query, n);
+    return { query: query || '(default)', rows, ms, bareMs: b.ms };
+  } finally {
+    await bare.stop();
+  }
 }
 
 /** Reads an SSE replay until the frame with `lastId` arrives; returns the frames counted. */
@@ -160,19 +132,29 @@ export async function apiAtScale(opts: {
   const seeded = seedHistory(paths, repo, opts);
   const daemon = await spawnDaemon(paths);
   const { api } = daemon;
+  const client = new HttpClient();
   try {
     const { url, token } = api;
-    const health = await timed(url, token, opts.samples, () => '/v1/health');
-    const list = await timed(url, token, opts.samples, () => '/v1/tasks');
-    const listRows = (JSON.parse(list.last) as unknown[]).length;
-    const walks: ListWalk[] = [];
-    for (const q of ['', 'archived=all', 'project_id=1', 'state=done'])
-      walks.push(await walk(url, token, q, opts.walks));
-    const detail = await timed(
+    const times = (path: (i: number) => string) =>
+      Array.from({ length: opts.samples }, (_, i) => path(i));
+    const health = await client.timed(
       url,
       token,
-      opts.samples,
-      (i) => `/v1/tasks/${1 + ((Math.abs(i) * 7919) % opts.tasks)}`,
+      times(() => '/v1/health'),
+    );
+    const list = await client.timed(
+      url,
+      token,
+      times(() => '/v1/tasks'),
+    );
+    const listRows = (JSON.parse(list.last.body) as unknown[]).length;
+    const walks: ListWalk[] = [];
+    for (const q of ['', 'archived=all', 'project_id=1', 'state=done'])
+      walks.push(await walk(client, url, token, q, opts.walks));
+    const detail = await client.timed(
+      url,
+      token,
+      times((i) => `/v1/tasks/${1 + ((i * 7919) % opts.tasks)}`),
     );
     const lastId = seeded.maxEventId;
     const t0 = now();
@@ -202,6 +184,7 @@ export async function apiAtScale(opts: {
       replayBaselineMs,
     };
   } finally {
+    await client.close();
     await daemon.stop();
     cleanup();
   }
