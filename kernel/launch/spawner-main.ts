@@ -22,7 +22,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync, utimesSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { processStartTicks } from './launch.js';
+import { processStartTicks, stdinOf } from './launch.js';
 import {
   type FromSpawner,
   HEADER_BYTES,
@@ -103,13 +103,7 @@ function main(socketPath: string, touchEveryMs: number): void {
         cwd: req.cwd,
         env: req.env,
         detached: true,
-        // Nothing to write: /dev/null reads as the same immediate end of input, without a pipe
-        // and its stream (about a tenth of what a fork costs this process).
-        stdio: [
-          req.stdin !== 'keep-open' && req.stdin.length === 0 ? 'ignore' : 'pipe',
-          p.out ?? 'ignore',
-          p.err ?? 'ignore',
-        ],
+        stdio: [stdinOf(req.stdin), p.out ?? 'ignore', p.err ?? 'ignore'],
       });
     } catch (e) {
       failed(id, e as NodeJS.ErrnoException);
