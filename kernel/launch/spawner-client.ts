@@ -73,34 +73,37 @@ export class SpawnerLauncher implements Launcher {
   /** Launches waiting for the spawner to be ready: they keep this process alive too. */
   private waiting = 0;
 
+  private readonly touchEveryMs: number;
+  private readonly retryAfterMs: number;
+  private readonly now: () => number;
+
   constructor(
     private readonly script: string,
     /** Forks here when the spawner cannot start or cannot be reached. */
     private readonly fallback: Launcher,
     private readonly onTrouble: (message: string) => void = () => {},
-    private readonly opts: SpawnerOptions = {},
-  ) {}
+    opts: SpawnerOptions = {},
+  ) {
+    this.touchEveryMs = opts.touchEveryMs ?? 3_600_000;
+    this.retryAfterMs = opts.retryAfterMs ?? 60_000;
+    this.now = opts.now ?? Date.now;
+  }
 
   /** The current spawner's pid while it runs (the bench counts its CPU as svc's own). */
   pid(): number | undefined {
     return this.current?.pid;
   }
 
-  private now(): number {
-    return this.opts.now ? this.opts.now() : Date.now();
-  }
-
   /** The spawner for a new launch, started if need be; null: fork here. */
   private start(): SpawnerProcess | null {
     if (this.current) return this.current;
-    const retryAfter = this.opts.retryAfterMs ?? 60_000;
     // Not on every launch in a tight loop: a spawner that cannot start costs a process each time.
-    if (this.failedAt !== null && this.now() - this.failedAt < retryAfter) return null;
+    if (this.failedAt !== null && this.now() - this.failedAt < this.retryAfterMs) return null;
     let proc: SpawnerProcess;
     try {
       proc = new SpawnerProcess(
         this.script,
-        this.opts.touchEveryMs ?? 3_600_000,
+        this.touchEveryMs,
         (m) => this.onMessage(m),
         (p, why, wasReady) => this.ended(p, why, wasReady),
       );
@@ -118,7 +121,7 @@ export class SpawnerLauncher implements Launcher {
 
   private cannotStart(why: string): void {
     this.failedAt = this.now();
-    const s = Math.round((this.opts.retryAfterMs ?? 60_000) / 1000);
+    const s = Math.round(this.retryAfterMs / 1000);
     this.onTrouble(
       `the spawner cannot start (${why}); forking in the daemon, another is tried after ${s} s`,
     );

@@ -39,9 +39,10 @@ interface Pending {
 
 function main(socketPath: string, touchEveryMs: number): void {
   const dir = dirname(socketPath);
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
   // Its socket's directory goes with it, whichever way the daemon went.
   const leave = () => {
-    rmSync(dir, { recursive: true, force: true });
+    removeDir();
     process.exit(0);
   };
   process.on('disconnect', leave);
@@ -49,7 +50,7 @@ function main(socketPath: string, touchEveryMs: number): void {
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.once(sig, () => {
       try {
-        rmSync(dir, { recursive: true, force: true });
+        removeDir();
       } finally {
         process.kill(process.pid, sig);
       }
