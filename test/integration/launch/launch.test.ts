@@ -15,32 +15,24 @@ import {
   localLauncher,
   SpawnerLauncher,
   spawnerPid,
-  spawnerScript,
   useSpawner,
 } from '../../../kernel/launch/index.js';
 import { buildTestApp, waitFor } from '../../support/app.js';
 import { addProject, commandWorkflow, createTask, waitState } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
+import {
+  alive,
+  builtSpawner,
+  env,
+  megabyte,
+  PRINT_MEGABYTE,
+  parentOf,
+  parentOfLaunch,
+} from './support.js';
 
-const script = spawnerScript();
-if (!script) throw new Error('the spawner is not built: run `npm run build` first');
+const script = builtSpawner();
 const spawner = new SpawnerLauncher(script, localLauncher);
 afterAll(() => spawner.close());
-
-const env = { PATH: process.env.PATH ?? '' };
-
-function parentOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]);
-}
-
-function alive(pid: number): boolean {
-  try {
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
-  } catch {
-    return false;
-  }
-}
 
 function run(l: Launcher, file: string, args: string[], stdin: string | Uint8Array = '') {
   const out: Buffer[] = [];
@@ -65,14 +57,11 @@ describe.each([
     // A megabyte of every byte value, an invalid UTF-8 sequence on stderr.
     const r = run(l, process.execPath, [
       '-e',
-      `const b = Buffer.alloc(1 << 20); for (let i = 0; i < b.length; i++) b[i] = (i * 7) & 255;
-       process.stdout.write(b); process.stderr.write(Buffer.from([0x63, 0xff, 0x0a])); process.exitCode = 3;`,
+      `${PRINT_MEGABYTE} process.stderr.write(Buffer.from([0x63, 0xff, 0x0a])); process.exitCode = 3;`,
     ]);
     const end = await r.p.closed;
     expect(end).toEqual({ code: 3, signal: null, error: null });
-    const want = Buffer.alloc(1 << 20);
-    for (let i = 0; i < want.length; i++) want[i] = (i * 7) & 255;
-    expect(r.out().equals(want)).toBe(true);
+    expect(r.out().equals(megabyte())).toBe(true);
     expect([...r.err()]).toEqual([0x63, 0xff, 0x0a]);
   });
 
@@ -317,29 +306,23 @@ describe('the spawner', () => {
   });
 
   it('is shared by the daemons of one process and goes with the last; SVC_SPAWNER=off forks here', async () => {
-    const parentOfLaunch = async () => {
-      const p = launch({ file: 'sleep', args: ['60'], cwd: tempDir(), env, stdin: '' });
-      await p.spawned;
-      const parent = parentOf(p.pid as number);
-      p.signal('SIGKILL');
-      await p.closed;
-      return parent;
-    };
+    // Through whichever launcher this process uses now.
+    const here = { launch };
     const one = useSpawner();
     const two = useSpawner();
-    expect(await parentOfLaunch()).toBe(spawnerPid());
+    expect(await parentOfLaunch(here)).toBe(spawnerPid());
     const first = spawnerPid();
     one();
     one(); // a second release of the same hold changes nothing
-    expect(await parentOfLaunch()).toBe(first);
+    expect(await parentOfLaunch(here)).toBe(first);
     two();
     expect(spawnerPid()).toBeUndefined();
-    expect(await parentOfLaunch()).toBe(process.pid);
+    expect(await parentOfLaunch(here)).toBe(process.pid);
 
     process.env.SVC_SPAWNER = 'off';
     try {
       const off = useSpawner();
-      expect(await parentOfLaunch()).toBe(process.pid);
+      expect(await parentOfLaunch(here)).toBe(process.pid);
       off();
     } finally {
       delete process.env.SVC_SPAWNER;

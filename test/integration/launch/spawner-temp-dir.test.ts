@@ -19,28 +19,21 @@ import {
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { localLauncher, SpawnerLauncher, spawnerScript } from '../../../kernel/launch/index.js';
+import { localLauncher, SpawnerLauncher } from '../../../kernel/launch/index.js';
 import { waitFor } from '../../support/app.js';
 import { tempDir } from '../../support/tmp.js';
+import {
+  alive,
+  builtSpawner,
+  env,
+  megabyte,
+  PRINT_MEGABYTE,
+  parentOf,
+  parentOfLaunch,
+} from './support.js';
 
-const found = spawnerScript();
-if (!found) throw new Error('the spawner is not built: run `npm run build` first');
-const script = found;
-const env = { PATH: process.env.PATH ?? '' };
+const script = builtSpawner();
 type Options = ConstructorParameters<typeof SpawnerLauncher>[3];
-
-function parentOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]);
-}
-
-function alive(pid: number): boolean {
-  try {
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
-  } catch {
-    return false;
-  }
-}
 
 /** The Unix socket a spawner listens on, from /proc (its title overwrites its argv). */
 function socketOf(pid: number): string {
@@ -71,16 +64,6 @@ async function started(opts?: Options) {
   return { own, troubles, pid };
 }
 
-/** Where a launch's program runs: its parent's pid. */
-async function parentOfLaunch(l: SpawnerLauncher): Promise<number> {
-  const p = l.launch({ file: 'sleep', args: ['60'], cwd: tempDir(), env, stdin: '' });
-  await p.spawned;
-  const parent = parentOf(p.pid as number);
-  p.signal('SIGKILL');
-  await p.closed;
-  return parent;
-}
-
 describe('the spawner’s socket and directory (decision 248)', () => {
   it('a socket removed under it costs no launch: the output arrives whole, earlier programs keep their outcome, the next launch gets a new spawner', async () => {
     const { own, troubles, pid: first } = await started();
@@ -103,11 +86,7 @@ describe('the spawner’s socket and directory (decision 248)', () => {
     const err: Buffer[] = [];
     const p = own.launch({
       file: process.execPath,
-      args: [
-        '-e',
-        `const b = Buffer.alloc(1 << 20); for (let i = 0; i < b.length; i++) b[i] = (i * 7) & 255;
-         process.stdout.write(b); process.stderr.write(String(process.ppid));`,
-      ],
+      args: ['-e', `${PRINT_MEGABYTE} process.stderr.write(String(process.ppid));`],
       cwd: tempDir(),
       env,
       stdin: '',
@@ -115,9 +94,7 @@ describe('the spawner’s socket and directory (decision 248)', () => {
       onStderr: (c) => err.push(c),
     });
     expect(await p.closed).toEqual({ code: 0, signal: null, error: null });
-    const want = Buffer.alloc(1 << 20);
-    for (let i = 0; i < want.length; i++) want[i] = (i * 7) & 255;
-    expect(Buffer.concat(out).equals(want)).toBe(true);
+    expect(Buffer.concat(out).equals(megabyte())).toBe(true);
     // It ran here, and the daemon's log says why.
     expect(Number(Buffer.concat(err).toString())).toBe(process.pid);
     expect(troubles.join('\n')).toMatch(/socket \S+ cannot be reached \(ENOENT\)/);
