@@ -39,9 +39,9 @@ interface Answer {
   error?: string;
 }
 
-function makeGet(url: string, token: string) {
+/** GET over one kept-alive connection to `url`; the agent closes it when the call is over. */
+function makeGet(url: string, token: string, agent: Agent) {
   const u = new URL(url);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   return (path: string) =>
     new Promise<Received>((resolve, reject) => {
       const req = request(
@@ -90,7 +90,16 @@ async function walkOnce(get: (p: string) => Promise<Received>, query: string) {
 }
 
 async function serve(call: Call): Promise<Answer> {
-  const get = makeGet(call.url, call.token);
+  // One connection per call: a daemon or bare server that is stopped next holds none of ours.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    return await measure(call, makeGet(call.url, call.token, agent));
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function measure(call: Call, get: (path: string) => Promise<Received>): Promise<Answer> {
   const ms: number[] = [];
   let last: Received[] = [];
   if (call.cmd === 'timed') {

@@ -4,11 +4,10 @@
  * order (migration 0015); the open chats of the page are one read for those ids, by the chats'
  * hook; then one statement, stepped through row by row, joins each row's project name, its
  * current step's name and type (from `steps_outline`, never the snapshot), and the cost and token
- * sums of its attempts (one grouped read of the covering index `step_runs_spend` for the page). A row reads every
- * column but the workflow snapshot; the snapshot of a
- * task whose current step shows the loop view (its type declares `view: 'loop'`, decision 225; the
- * set is a bound parameter of the same statement) is read for that step alone (the loop decorator
- * needs it).
+ * sums of its attempts (one grouped read of the covering index `step_runs_spend` for the page).
+ * A row reads every column but the workflow snapshot; the snapshot of a task whose current step
+ * shows the loop view (its type declares `view: 'loop'`, decision 225; the set is a bound
+ * parameter of the same statement) is read for that step alone (the loop decorator needs it).
  * Rows are the detail's rows less its detail-only keys (test/integration/engine/list-rows.test.ts).
  */
 import type { Db, TaskRow } from '../store/index.js';
