@@ -203,11 +203,13 @@ async function main(): Promise<number> {
     });
   }
   if (wants('admission')) {
-    log(`admission: ${SIZES.admission} tasks of 0.2–0.5 s under max_parallel_tasks 8…`);
+    log(
+      `admission: ${SIZES.admission} tasks under max_parallel_tasks 8, paced to this host's git…`,
+    );
     const r = await steadyAdmission(SIZES.admission);
     raw.admission = r;
     rows.push({
-      measure: `admission at a steady pace (${r.tasks} tasks), slot free → next step spawned, p50 / p99`,
+      measure: `admission at a steady pace (${r.tasks} tasks of ${r.sleeps[0]}–${r.sleeps.at(-1)} s; git's worktree add ${fmtMs(r.addMs)}), slot free → next step spawned, p50 / p99`,
       svc: `${fmtMs(median(r.spawnMs))} / ${fmtMs(p99(r.spawnMs))}`,
       baseline: `${fmtMs(median(r.baselineSpawnMs))} / ${fmtMs(p99(r.baselineSpawnMs))} (unit end → next sh)`,
       ratio: ratio(p99(r.spawnMs), p99(r.baselineSpawnMs)),
