@@ -94,6 +94,39 @@ function zodEnglishOnly(): Plugin {
   };
 }
 
+/**
+ * fastify's server module requires `node:https` and `node:http2` as it loads, for servers svc never
+ * makes (loopback HTTP/1.1 only): ~20 ms of every start compiling TLS and HTTP/2 (decision 249).
+ * The two requires become objects that load the built-in on the first server they are asked for.
+ * The build fails if fastify's lines change, rather than bundling the eager requires unnoticed.
+ */
+function fastifyLazyTls(): Plugin {
+  const EAGER = ["const https = require('node:https')", "const http2 = require('node:http2')"];
+  const LAZY = [
+    "const https = { createServer: (...a) => require('node:https').createServer(...a) }",
+    "const http2 = { createServer: (...a) => require('node:http2').createServer(...a), createSecureServer: (...a) => require('node:http2').createSecureServer(...a) }",
+  ];
+  return {
+    name: 'svc-fastify-lazy-tls',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]fastify[\\/]lib[\\/]server\.js$/ }, (args) => {
+        let contents = readFileSync(args.path, 'utf8');
+        EAGER.forEach((line, i) => {
+          if (!contents.includes(line)) throw new Error(`${args.path} no longer has \`${line}\``);
+          contents = contents.replace(line, LAZY[i] as string);
+        });
+        // Anything else read from them would now be undefined: refuse to build instead.
+        const uses =
+          contents.match(/\b(https|http2)\.(?!createServer\b|createSecureServer\b)\w+/g) ?? [];
+        const code = uses.filter((u) => !/^(https|http2)\.(Http2Server|Http2Session)$/.test(u));
+        if (code.length > 0)
+          throw new Error(`${args.path} reads ${code.join(', ')}; teach scripts/bundle.ts`);
+        return { contents, loader: 'js', resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}
+
 rmSync(join(DIST, '.cache'), { recursive: true, force: true });
 const result = await build({
   entryPoints: [join(DIST, 'bin', 'bundle-entry.js')],
@@ -108,7 +141,7 @@ const result = await build({
   banner: {
     js: "const __svcFileUrl = (rel) => require('node:url').pathToFileURL(require('node:path').join(__dirname, rel)).href;",
   },
-  plugins: [bundledPluginsList(), zodEnglishOnly(), importMetaUrl()],
+  plugins: [bundledPluginsList(), zodEnglishOnly(), fastifyLazyTls(), importMetaUrl()],
   logLevel: 'warning',
   metafile: true,
 });

@@ -55,10 +55,10 @@ function logLines(dataDir: string): LogLine[] {
     .map((l) => JSON.parse(l) as LogLine);
 }
 
-async function startIn(root: string, dataDir: string, configDir: string) {
+async function startIn(root: string, dataDir: string, configDir: string, flags: string[] = []) {
   const child: ChildProcess = spawn(
     process.execPath,
-    [...DAEMON_NODE_FLAGS, join(root, 'dist', 'bin', 'svc.js'), 'daemon', 'run'],
+    [...DAEMON_NODE_FLAGS, ...flags, join(root, 'dist', 'bin', 'svc.js'), 'daemon', 'run'],
     { env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_CONFIG_DIR: configDir }, stdio: 'ignore' },
   );
   const pid = child.pid as number;
@@ -125,6 +125,35 @@ describe.skipIf(
     const loaded = JSON.parse(r.stderr) as string[];
     expect(loaded).toContain('NativeModule vm');
     expect(loaded.filter((m) => /internal\/fs\/streams|webcrypto/.test(m))).toEqual([]);
+  });
+
+  it('answers its first request without loading TLS or HTTP/2, which a loopback HTTP/1.1 daemon never uses', async () => {
+    // fastify's server module requires both as it loads; the build makes them load on first use
+    // (decision 249), ~20 ms of every start.
+    const root = copyOfBuild();
+    const listed = join(root, 'loaded.json');
+    const probe = join(root, 'probe.mjs');
+    writeFileSync(
+      probe,
+      [
+        "import { writeFileSync } from 'node:fs';",
+        "import http from 'node:http';",
+        'const emit = http.Server.prototype.emit;',
+        'http.Server.prototype.emit = function (event, ...args) {',
+        `  if (event === 'request') writeFileSync(${JSON.stringify(listed)}, JSON.stringify(process.moduleLoadList));`,
+        '  return emit.call(this, event, ...args);',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    const configDir = join(root, 'config');
+    mkdirSync(configDir, { recursive: true, mode: 0o700 });
+    const daemon = await startIn(root, join(root, 'data'), configDir, ['--import', probe]);
+    expect(await daemon.get<{ status: string }>('/v1/health')).toMatchObject({ status: 'ok' });
+    await daemon.stop();
+    const loaded = JSON.parse(readFileSync(listed, 'utf8')) as string[];
+    expect(loaded).toContain('NativeModule http');
+    expect(loaded.filter((m) => /^NativeModule (https|http2|tls|_tls_wrap)$/.test(m))).toEqual([]);
   });
 
   it('holds every built-in plugin, loads a plugins: entry from disk, and caches its compiled code', async () => {
