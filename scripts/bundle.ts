@@ -12,6 +12,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { builtinPluginFiles } from '../kernel/plugin/index.js';
+import { assertAscii } from './ascii-check.js';
 
 const DIST = fileURLToPath(new URL('../', import.meta.url));
 const OUT = join(DIST, 'svc.cjs');
@@ -145,16 +146,7 @@ const result = await build({
   logLevel: 'warning',
   metafile: true,
 });
-// The launcher decodes an ASCII bundle as Latin-1, a third faster than UTF-8 on every start, and
-// one character past ASCII would also double the string (esbuild escapes strings, not regexes).
-const text = readFileSync(OUT);
-const wide = text.findIndex((b) => b > 0x7f);
-if (wide >= 0) {
-  const around = text.subarray(Math.max(0, wide - 60), wide + 20).toString('utf8');
-  throw new Error(
-    `${OUT} is not ASCII at byte ${wide} (write the character as a \\u escape): …${around}…`,
-  );
-}
+assertAscii(readFileSync(OUT), OUT);
 const bytes = result.metafile.outputs[posix(relative(process.cwd(), OUT))]?.bytes;
 process.stdout.write(
   `bundled ${Object.keys(result.metafile.inputs).length} modules into ${OUT}${bytes ? ` (${Math.round(bytes / 1024)} KiB)` : ''}\n`,
