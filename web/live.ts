@@ -5,10 +5,10 @@
  * name. A task entering a state that needs a person raises a desktop notification when the user
  * turned them on.
  */
+import type { AgentRecord, Project, StoredEvent, TaskRow } from '../shared/wire-types.js';
 import { type Api, ApiError } from './api.js';
 import { NEEDS_YOU } from './lib/board.js';
 import type { Frame } from './lib/sse.js';
-import type { Agent, Project, StoredEvent, Task } from './lib/types.js';
 
 export type StreamStatus = 'connecting' | 'live' | 'lost';
 
@@ -17,9 +17,9 @@ type Listener = () => void;
 const NOTIFY_KEY = 'svc.notify';
 
 export class Live {
-  tasks = new Map<number, Task>();
+  tasks = new Map<number, TaskRow>();
   projects: Project[] = [];
-  agents: Agent[] = [];
+  agents: AgentRecord[] = [];
   status: StreamStatus = 'connecting';
   loaded = false;
   error: string | null = null;
@@ -73,7 +73,10 @@ export class Live {
 
   async loadTasks(): Promise<void> {
     try {
-      const rows = await this.api.get<Task[]>('/v1/tasks', { include_children: true, limit: 1000 });
+      const rows = await this.api.get<TaskRow[]>('/v1/tasks', {
+        include_children: true,
+        limit: 1000,
+      });
       this.tasks = new Map(rows.map((t) => [t.id, t]));
       this.loaded = true;
       this.error = null;
@@ -92,13 +95,13 @@ export class Live {
 
   async loadAgents(): Promise<void> {
     try {
-      this.agents = (await this.api.get<{ agents: Agent[] }>('/v1/agents')).agents;
+      this.agents = (await this.api.get<{ agents: AgentRecord[] }>('/v1/agents')).agents;
       this.changed();
     } catch {}
   }
 
   /** A task as the page last read it, refreshed by the caller's own read (after an action). */
-  put(t: Task): void {
+  put(t: TaskRow): void {
     const before = this.tasks.get(t.id);
     this.tasks.set(t.id, { ...before, ...t });
     this.changed();
@@ -129,7 +132,7 @@ export class Live {
     await Promise.all(
       ids.map(async (id) => {
         try {
-          const t = await this.api.get<Task>(`/v1/tasks/${id}`);
+          const t = await this.api.get<TaskRow>(`/v1/tasks/${id}`);
           this.tasks.set(id, t);
         } catch (err) {
           if (err instanceof ApiError && err.status === 404) this.tasks.delete(id);

@@ -5,13 +5,13 @@
  * bytes. `-f` then follows the task's event stream until it stops, and says why it stopped: the
  * block reason and its message, the gate's instructions, the agent's question.
  */
+import type { StepRun } from '../../shared/wire-types.js';
 import type { Client } from '../client.js';
 import type { Command, CommandContext } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { positiveId } from '../format.js';
 import { type Frame, followStream } from '../sse.js';
 import { readTranscriptPages, renderEvent, renderStoredLine } from '../transcript.js';
-import type { StepRun } from '../tui/model.js';
 import { stoppedLines, type TaskLike } from '../waiting.js';
 
 /** States `-f` stops at: the task no longer runs by itself. */

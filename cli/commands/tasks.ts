@@ -3,12 +3,12 @@
  * output over the task's event stream) and every human action, each with `--json` and exit codes
  * a script can branch on (docs/cli.md).
  */
+import type { StepRun } from '../../shared/wire-types.js';
 import { type Command, type CommandContext, JSON_OPTION, type OptionSpec } from '../command.js';
 import type { FieldFlags } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { elapsed, positiveId, table, truncate, UsageError } from '../format.js';
 import { resolveProject } from '../project-ref.js';
-import type { StepRun } from '../tui/model.js';
 import { stoppedLines, type TaskLike } from '../waiting.js';
 import {
   chatLockLines,

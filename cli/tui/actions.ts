@@ -4,8 +4,8 @@
  * follow-up), or an answer to the agent's questions. Pure: the board executes the calls.
  */
 import { TASK_OPERATIONS } from '../../shared/tui-keys.js';
+import type { PendingInput, TaskDetail, TaskRow } from '../../shared/wire-types.js';
 import { emptyLine, type Line } from './line-edit.js';
-import type { PendingInput, TaskDetail, TaskRow } from './model.js';
 
 /** One request to make: POST `path` with `body`. */
 export interface Call {

@@ -4,20 +4,21 @@
  * when the daemon has them; a 404 or 405 from an older daemon degrades to a fallback or a
  * message instead of an error (decision 144).
  */
-import { ApiError, type Client } from '../client.js';
-import { readTranscriptPages } from '../transcript.js';
-import type { Call } from './actions.js';
-import type { DiffStatView, ReviewNote } from './diff.js';
 import type {
   AgentRecord,
+  DiffStat,
   Project,
   ResolveResult,
   TaskDetail,
   TaskRow,
-  TuiSettings,
   WorkflowDefinition,
   WorkflowRow,
-} from './model.js';
+} from '../../shared/wire-types.js';
+import { ApiError, type Client } from '../client.js';
+import { readTranscriptPages } from '../transcript.js';
+import type { Call } from './actions.js';
+import type { ReviewNote } from './diff.js';
+import type { TuiSettings } from './model.js';
 
 export function isMissingRoute(err: unknown): boolean {
   return err instanceof ApiError && (err.status === 404 || err.status === 405);
@@ -136,8 +137,8 @@ export class TuiApi {
   }
 
   /** The files a task changed, with their +/- counts (issue 16). */
-  diffStat(taskId: number): Promise<DiffStatView> {
-    return this.client.get<DiffStatView>(`/v1/tasks/${taskId}/diff`, { stat: 'true' });
+  diffStat(taskId: number): Promise<DiffStat> {
+    return this.client.get<DiffStat>(`/v1/tasks/${taskId}/diff`, { stat: 'true' });
   }
 
   /** One file's diff text. */

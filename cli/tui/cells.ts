@@ -3,9 +3,9 @@
  * step with loop progress and lane counts, cost, duration, the quota badge per agent, and
  * terminal hyperlinks (OSC 8) when `tui.hyperlinks` is on. No React here, so each is unit-tested.
  */
+import type { AgentRecord, TaskRow } from '../../shared/wire-types.js';
 import { elapsed } from '../format.js';
 import type { LaneCounts } from './grouping.js';
-import type { AgentRecord, TaskRow } from './model.js';
 
 export type Tone = 'normal' | 'good' | 'warn' | 'bad' | 'muted' | 'accent';
 

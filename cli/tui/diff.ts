@@ -6,28 +6,10 @@
  * board's own action plans.
  */
 import { type DiffLine, type DiffSection, parseUnifiedDiff } from '../../shared/unified-diff.js';
+import type { DiffFile, DiffStat } from '../../shared/wire-types.js';
 import type { Keymap, Keystroke } from './keys.js';
 import { moveFor, tokenOf } from './keys.js';
 import { editLine, emptyLine, type Line } from './line-edit.js';
-
-export interface DiffFileStat {
-  path: string;
-  old_path?: string;
-  status: string;
-  additions: number;
-  deletions: number;
-  binary: boolean;
-}
-
-/** `GET /v1/tasks/{id}/diff?stat=true` as the board reads it. */
-export interface DiffStatView {
-  source: string;
-  base_branch: string;
-  files: DiffFileStat[];
-  additions: number;
-  deletions: number;
-  truncated: boolean;
-}
 
 export interface ReviewNote {
   path: string;
@@ -50,7 +32,7 @@ export interface DiffState {
   taskId: number;
   /** Where esc returns to. */
   from: 'board' | 'detail';
-  stat: DiffStatView | null;
+  stat: DiffStat | null;
   error: string | null;
   file: number;
   bodies: Record<string, FileBody>;
@@ -116,7 +98,7 @@ export function rowsOf(text: string): DiffRow[] {
   return rows;
 }
 
-export function selectedFile(d: DiffState): DiffFileStat | null {
+export function selectedFile(d: DiffState): DiffFile | null {
   return d.stat?.files[d.file] ?? null;
 }
 
@@ -157,7 +139,7 @@ function toFile(d: DiffState, index: number): DiffStep {
   if (files.length === 0) return { diff: d, effects: [] };
   const file = Math.max(0, Math.min(files.length - 1, index));
   const next = { ...d, file, cursor: 0, top: 0 };
-  const path = (files[file] as DiffFileStat).path;
+  const path = (files[file] as DiffFile).path;
   if (next.bodies[path]) return { diff: next, effects: [] };
   return {
     diff: { ...next, bodies: { ...next.bodies, [path]: 'loading' } },
@@ -166,7 +148,7 @@ function toFile(d: DiffState, index: number): DiffStep {
 }
 
 /** The stat arrived: the first file is selected and read. */
-export function withStat(d: DiffState, stat: DiffStatView): DiffStep {
+export function withStat(d: DiffState, stat: DiffStat): DiffStep {
   return toFile({ ...d, stat, error: null }, 0);
 }
 

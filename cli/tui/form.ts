@@ -5,9 +5,9 @@
  * has the last word). The body it builds is both the `POST /v1/tasks` body and the candidate sent
  * to `POST /v1/resolve` for the preview (decision 148).
  */
+import type { FieldDecl, Project, ResolveResult, WorkflowRow } from '../../shared/wire-types.js';
 import type { Keystroke } from './keys.js';
 import { editLine, emptyLine, type Line } from './line-edit.js';
-import type { FieldDecl, Project, ResolveResult, WorkflowRow } from './model.js';
 
 export type Control = 'select' | 'text' | 'toggle' | 'multi';
 

@@ -3,7 +3,7 @@
  * newest first inside a group, each root followed by its fan-out lanes at every depth, and the
  * lane counts a root shows, rolled up over its whole subtree from the same list (decision 143).
  */
-import type { TaskRow } from './model.js';
+import type { TaskRow } from '../../shared/wire-types.js';
 
 export type BoardLine =
   | { kind: 'group'; depth: number; label: string; count: number }

@@ -4,6 +4,14 @@
  * each previous key produced, not the last drawn one. Whatever needs the daemon is queued as an
  * effect that the App performs and then acknowledges (decision 141).
  */
+import type {
+  DiffStat,
+  FieldDecl,
+  Project,
+  TaskDetail,
+  TaskRow,
+  WorkflowRow,
+} from '../../shared/wire-types.js';
 import {
   type Call,
   isTaskOp,
@@ -18,7 +26,6 @@ import type { AgentsView } from './api.js';
 import {
   type DiffEffect,
   type DiffState,
-  type DiffStatView,
   type DiffStep,
   diffKey,
   diffPaneHeight,
@@ -40,7 +47,7 @@ import {
 import { boardLines, selectableIds } from './grouping.js';
 import { buildKeymap, type Keymap, type Keystroke, moveFor, tokenOf } from './keys.js';
 import { editLine, emptyLine, type Line } from './line-edit.js';
-import type { FieldDecl, Project, TaskDetail, TaskRow, TuiSettings, WorkflowRow } from './model.js';
+import type { TuiSettings } from './model.js';
 import { appendOutput } from './output.js';
 import type { StreamStatus } from './stream.js';
 
@@ -94,7 +101,7 @@ export interface TuiState {
   /** The diff view (cli/tui/diff.ts), while it is open. */
   diff: DiffState | null;
   /** The stat of the task open in the detail pane while it waits at a gate. */
-  gateStat: { taskId: number; stat: DiffStatView } | null;
+  gateStat: { taskId: number; stat: DiffStat } | null;
 }
 
 const DEFAULT_SETTINGS: TuiSettings = {
@@ -147,11 +154,11 @@ export type Msg =
   | { type: 'flash'; flash: Flash | null }
   | { type: 'page'; rows: number }
   | { type: 'done'; ids: number[] }
-  | { type: 'diff_stat'; taskId: number; stat: DiffStatView }
+  | { type: 'diff_stat'; taskId: number; stat: DiffStat }
   | { type: 'diff_file'; taskId: number; path: string; text: string }
   | { type: 'diff_error'; taskId: number; message: string; path?: string }
   | { type: 'review_sent'; taskId: number; text: string }
-  | { type: 'gate_stat'; taskId: number; stat: DiffStatView | null };
+  | { type: 'gate_stat'; taskId: number; stat: DiffStat | null };
 
 const keymaps = new WeakMap<object, Keymap>();
 

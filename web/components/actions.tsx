@@ -5,9 +5,9 @@
  * chat. Refusals show the API's message and change nothing.
  */
 import { useState } from 'preact/hooks';
+import type { PendingInput, TaskRow } from '../../shared/wire-types.js';
 import { type Api, ApiError } from '../api.js';
 import { go } from '../hooks.js';
-import type { PendingInput, Task } from '../lib/types.js';
 
 type Form = 'retry' | 'repair' | 'follow_up' | 'cancel' | 'archive' | 'force_archive' | null;
 
@@ -57,8 +57,8 @@ export function ActionBar({
   onTask,
 }: {
   api: Api;
-  task: Task;
-  onTask(t: Task): void;
+  task: TaskRow;
+  onTask(t: TaskRow): void;
 }) {
   const [form, setForm] = useState<Form>(null);
   const [busy, setBusy] = useState(false);
@@ -75,7 +75,7 @@ export function ActionBar({
     setBusy(true);
     setMessage(null);
     try {
-      const r = await api.post<Task & { warnings?: string[] }>(
+      const r = await api.post<TaskRow & { warnings?: string[] }>(
         `/v1/tasks/${t.id}/${op}`,
         body ?? {},
         query,
@@ -298,9 +298,9 @@ export function InputPanel({
   onTask,
 }: {
   api: Api;
-  task: Task;
+  task: TaskRow;
   pending: PendingInput;
-  onTask(t: Task): void;
+  onTask(t: TaskRow): void;
 }) {
   const [answers, setAnswers] = useState<Record<string, string | string[]>>({});
   const [free, setFree] = useState<Record<string, string>>({});
@@ -310,7 +310,7 @@ export function InputPanel({
     setBusy(true);
     setError(null);
     try {
-      onTask(await api.post<Task>(`/v1/tasks/${t.id}/answer`, body));
+      onTask(await api.post<TaskRow>(`/v1/tasks/${t.id}/answer`, body));
     } catch (err) {
       setError(describe(err));
     } finally {

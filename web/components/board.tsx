@@ -3,10 +3,10 @@
  * one card per root task with its step, lanes, cost, elapsed time and why it waits.
  */
 import { useState } from 'preact/hooks';
+import type { TaskRow } from '../../shared/wire-types.js';
 import { useLive, useNow } from '../hooks.js';
 import { columns, elapsedLine, laneCounts, stateLine, stepLine } from '../lib/board.js';
 import { money } from '../lib/format.js';
-import type { Task } from '../lib/types.js';
 import type { Live } from '../live.js';
 
 const FILTER_KEY = 'svc.board.filter';
@@ -104,7 +104,7 @@ function Card({
   lanes,
   now,
 }: {
-  task: Task;
+  task: TaskRow;
   lanes?: ReturnType<typeof laneCounts> extends Map<number, infer V> ? V : never;
   now: number;
 }) {

@@ -4,10 +4,10 @@
  * task. None of this is an MCP tool (SPEC §4.5); the page uses the chat routes the CLI uses.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import type { Chat, ChatTurn, TaskRow } from '../../shared/wire-types.js';
 import { ApiError } from '../api.js';
 import { go, useLive } from '../hooks.js';
 import { clock, money } from '../lib/format.js';
-import type { Chat, ChatTurn, Task } from '../lib/types.js';
 import type { Live } from '../live.js';
 
 const message = (err: unknown) => (err instanceof ApiError ? err.message : (err as Error).message);
@@ -295,7 +295,7 @@ export function ChatView({ live, id }: { live: Live; id: number }) {
               project_id: chat.project_id,
               title: taskTitle,
             }).then((r) => {
-              const task = r?.task as Task | undefined;
+              const task = r?.task as TaskRow | undefined;
               if (task) go(`#/tasks/${task.id}`);
             });
           }}

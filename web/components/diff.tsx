@@ -9,6 +9,7 @@ import { html as diffHtml, parse as parseDiff } from 'diff2html';
 import { ColorSchemeType } from 'diff2html/lib-esm/types.js';
 import { render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { DiffStat, TaskDetail, TaskRow } from '../../shared/wire-types.js';
 import { type Api, ApiError } from '../api.js';
 import {
   canSend,
@@ -20,7 +21,6 @@ import {
   type Side,
   type TreeNode,
 } from '../lib/review.js';
-import type { DiffStat, Task, TaskDetail } from '../lib/types.js';
 
 type Layout = 'side-by-side' | 'line-by-line';
 /** Over this many changed lines the view draws one file at a time (`path=`). */
@@ -49,7 +49,7 @@ export function DiffView({
 }: {
   api: Api;
   task: TaskDetail;
-  onTask(t: Task): void;
+  onTask(t: TaskRow): void;
 }) {
   const [run, setRun] = useState<number | null>(null);
   const [layout, setLayout] = useState<Layout>(
@@ -247,7 +247,7 @@ export function DiffView({
     try {
       const body = reviewBody(comments.values(), summary, run, dryRun);
       const r = await api.post<
-        Task & { review: { action: string; prompt: string }; warnings?: string[] }
+        TaskRow & { review: { action: string; prompt: string }; warnings?: string[] }
       >(`/v1/tasks/${t.id}/review`, body);
       if (dryRun) setPreview(r.review.prompt);
       else {

@@ -4,14 +4,14 @@
  * stream's state, and the opt-in for desktop notifications.
  */
 import { useEffect } from 'preact/hooks';
+import type { AgentRecord } from '../../shared/wire-types.js';
 import { useLive, useNow } from '../hooks.js';
 import { needsYouCount } from '../lib/board.js';
 import { clock, isZeroTime } from '../lib/format.js';
-import type { Agent } from '../lib/types.js';
 import type { Live } from '../live.js';
 
 function agentBadge(
-  a: Agent,
+  a: AgentRecord,
   now: number,
 ): { text: string; tone: string; pct: number | null; title: string } {
   if (!a.available)

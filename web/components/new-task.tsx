@@ -6,10 +6,10 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import type { FieldDecl, ResolveResult, TaskRow, WorkflowRow } from '../../shared/wire-types.js';
 import { ApiError } from '../api.js';
 import { go, useLive } from '../hooks.js';
 import { createBody, defaultValue, errorTarget, inputKind, type TaskForm } from '../lib/form.js';
-import type { FieldDecl, ResolveResult, Task, WorkflowRow } from '../lib/types.js';
 import type { Live } from '../live.js';
 
 export function NewTaskView({ live }: { live: Live }) {
@@ -101,7 +101,7 @@ export function NewTaskView({ live }: { live: Live }) {
     setBusy(true);
     setErrors({});
     try {
-      const t = await api.post<Task>('/v1/tasks', createBody(form, decls));
+      const t = await api.post<TaskRow>('/v1/tasks', createBody(form, decls));
       live.put(t);
       go(`#/tasks/${t.id}`);
     } catch (err) {

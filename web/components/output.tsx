@@ -5,9 +5,9 @@
  * they scrolled up.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { TaskDetail } from '../../shared/wire-types.js';
 import type { Api } from '../api.js';
 import { append, liveLines, type OutLine, transcriptLines } from '../lib/transcript.js';
-import type { TaskDetail } from '../lib/types.js';
 import type { FrameBus } from './frame-bus.js';
 
 const TAIL_BYTES = 256 * 1024;

@@ -5,11 +5,11 @@
  * re-read the detail, live chunks go to the output.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import type { StepRun, TaskDetail, TaskRow } from '../../shared/wire-types.js';
 import { useNow } from '../hooks.js';
 import { elapsedLine, stateLine } from '../lib/board.js';
 import { count, money, span } from '../lib/format.js';
 import type { Frame } from '../lib/sse.js';
-import type { StepRun, Task, TaskDetail } from '../lib/types.js';
 import type { Live } from '../live.js';
 import { ActionBar, InputPanel } from './actions.js';
 import { DiffView } from './diff.js';
@@ -57,7 +57,7 @@ export function TaskView({ live, id, tab }: { live: Live; id: number; tab: strin
     return () => sub.close();
   }, [api, id, load]);
 
-  const applied = (t: Task) => {
+  const applied = (t: TaskRow) => {
     setDetail((d) => (d ? { ...d, ...t } : d));
     live.put(t);
     void load();

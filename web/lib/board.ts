@@ -4,15 +4,15 @@
  * workflow; each card's step with loop progress and lane counts, and the words for why it waits.
  * Pure, so it is unit-tested without a browser.
  */
+import type { TaskRow } from '../../shared/wire-types.js';
 import { span } from './format.js';
-import type { Task } from './types.js';
 
 export type ColumnId = 'queued' | 'running' | 'needs_you' | 'done' | 'aborted';
 
 export interface Column {
   id: ColumnId;
   title: string;
-  tasks: Task[];
+  tasks: TaskRow[];
 }
 
 export const NEEDS_YOU = new Set(['awaiting_gate', 'awaiting_input', 'blocked']);
@@ -43,7 +43,7 @@ export interface Filter {
 }
 
 /** Root tasks: lanes show on their root's card as counts. A lane whose root is gone stands alone. */
-export function roots(tasks: Iterable<Task>): Task[] {
+export function roots(tasks: Iterable<TaskRow>): TaskRow[] {
   const all = [...tasks];
   const ids = new Set(all.map((t) => t.id));
   return all.filter((t) => t.parent_task_id === null || !ids.has(t.parent_task_id));
@@ -53,8 +53,8 @@ export function roots(tasks: Iterable<Task>): Task[] {
  * The five columns. Needs-you cards come oldest first (the longest wait on top); the others
  * newest first. An unknown state (a newer daemon) lands in Running rather than vanishing.
  */
-export function columns(tasks: Iterable<Task>, filter: Filter = {}): Column[] {
-  const byId = new Map<ColumnId, Task[]>();
+export function columns(tasks: Iterable<TaskRow>, filter: Filter = {}): Column[] {
+  const byId = new Map<ColumnId, TaskRow[]>();
   for (const t of roots(tasks)) {
     if (t.state === 'archived') continue;
     if (filter.project_id !== undefined && t.project_id !== filter.project_id) continue;
@@ -70,7 +70,7 @@ export function columns(tasks: Iterable<Task>, filter: Filter = {}): Column[] {
 }
 
 /** How many tasks, lanes included, wait on a person: the page title's count. */
-export function needsYouCount(tasks: Iterable<Task>): number {
+export function needsYouCount(tasks: Iterable<TaskRow>): number {
   let n = 0;
   for (const t of tasks) if (NEEDS_YOU.has(t.state)) n++;
   return n;
@@ -83,8 +83,8 @@ export interface LaneCounts {
 }
 
 /** Lane counts per task with lanes, over its whole subtree. */
-export function laneCounts(tasks: Iterable<Task>): Map<number, LaneCounts> {
-  const kids = new Map<number, Task[]>();
+export function laneCounts(tasks: Iterable<TaskRow>): Map<number, LaneCounts> {
+  const kids = new Map<number, TaskRow[]>();
   for (const t of tasks)
     if (t.parent_task_id !== null)
       kids.set(t.parent_task_id, [...(kids.get(t.parent_task_id) ?? []), t]);
@@ -108,7 +108,7 @@ export function laneCounts(tasks: Iterable<Task>): Map<number, LaneCounts> {
 }
 
 /** `2/5 test · loop 2/3 api · lanes 1/3 (1 waiting)`. */
-export function stepLine(t: Task, lanes?: LaneCounts): string {
+export function stepLine(t: TaskRow, lanes?: LaneCounts): string {
   const parts: string[] = [];
   if (t.step_total > 0) {
     const n = Math.min(t.current_step + 1, t.step_total);
@@ -132,7 +132,7 @@ const STATE_WORDS: Record<string, string> = {
 };
 
 /** The state in words, with its reason: `blocked: step_failed`, `queued: slots_full, 4m left`. */
-export function stateLine(t: Task, now = Date.now()): string {
+export function stateLine(t: TaskRow, now = Date.now()): string {
   if (t.state === 'blocked' && t.block_reason) return `blocked: ${t.block_reason}`;
   if (t.state === 'queued' && t.queued_reason) {
     const left =
@@ -146,6 +146,6 @@ export function stateLine(t: Task, now = Date.now()): string {
 }
 
 /** Elapsed time since the task started (or was created, while it waits), frozen once finished. */
-export function elapsedLine(t: Task, now = Date.now()): string {
+export function elapsedLine(t: TaskRow, now = Date.now()): string {
   return span(t.started_at ?? t.created_at, t.finished_at, now);
 }

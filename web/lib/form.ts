@@ -3,7 +3,7 @@
  * enum values, required, multiple), the body `POST /v1/tasks` takes, and the API's validation
  * error placed next to the input it names (`details.field`: `title`, `fields.ticket`, …). Pure.
  */
-import type { FieldDecl } from './types.js';
+import type { FieldDecl } from '../../shared/wire-types.js';
 
 export type InputKind = 'text' | 'number' | 'integer' | 'boolean' | 'select' | 'multi';
 

@@ -4,6 +4,7 @@
  * output below, as much as fits.
  */
 import { Box, Text } from 'ink';
+import type { ChildrenRollup, TaskDetail } from '../../../shared/wire-types.js';
 import { timeline } from '../../commands/tasks.js';
 import { changesLines, gateInstructions, pendingLines } from '../../waiting.js';
 import {
@@ -18,7 +19,6 @@ import {
   windowAround,
 } from '../cells.js';
 import { laneCounts } from '../grouping.js';
-import type { ChildrenRollup, TaskDetail } from '../model.js';
 import { selectedTask, type TuiState } from '../state.js';
 import { GateStat, gateStatLines } from './GateStat.js';
 import { TONE_COLOR } from './theme.js';

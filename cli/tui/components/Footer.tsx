@@ -6,10 +6,10 @@ import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import type { TuiOperation } from '../../../shared/tui-keys.js';
 import { TASK_OPERATIONS } from '../../../shared/tui-keys.js';
+import type { TaskRow } from '../../../shared/wire-types.js';
 import { currentQuestion, planAction } from '../actions.js';
 import type { Keymap } from '../keys.js';
 import { cursorParts, type Line } from '../line-edit.js';
-import type { TaskRow } from '../model.js';
 import { selectedTask, type TuiState } from '../state.js';
 import { DiffFooter } from './DiffView.js';
 

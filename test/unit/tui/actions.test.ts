@@ -10,7 +10,7 @@ import {
   submitText,
 } from '../../../cli/tui/actions.js';
 import { emptyLine } from '../../../cli/tui/line-edit.js';
-import type { TaskDetail } from '../../../cli/tui/model.js';
+import type { TaskDetail } from '../../../shared/wire-types.js';
 import { row } from './fixtures.js';
 
 const gate = row(7, {

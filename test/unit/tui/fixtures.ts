@@ -1,5 +1,5 @@
 /** Task rows for the board's unit tests, with every field a list row carries. */
-import type { TaskRow } from '../../../cli/tui/model.js';
+import type { TaskRow } from '../../../shared/wire-types.js';
 
 export function row(id: number, over: Partial<TaskRow> = {}): TaskRow {
   return {

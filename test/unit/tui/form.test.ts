@@ -15,7 +15,7 @@ import {
   withWorkflows,
 } from '../../../cli/tui/form.js';
 import type { Keystroke } from '../../../cli/tui/keys.js';
-import type { FieldDecl, WorkflowRow } from '../../../cli/tui/model.js';
+import type { FieldDecl, WorkflowRow } from '../../../shared/wire-types.js';
 
 const projects = [
   { id: 1, name: 'api', path: '/src/api', default_branch: 'main', default_workflow: 'review' },

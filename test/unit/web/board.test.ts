@@ -1,10 +1,10 @@
 // Issue 23 point 3: the board's columns by state group, filters, lane counts and card lines.
 import { describe, expect, it } from 'vitest';
+import type { TaskRow } from '../../../shared/wire-types.js';
 import { columns, laneCounts, needsYouCount, stateLine, stepLine } from '../../../web/lib/board.js';
-import type { Task } from '../../../web/lib/types.js';
 
 let next = 1;
-function task(p: Partial<Task> = {}): Task {
+function task(p: Partial<TaskRow> = {}): TaskRow {
   return {
     id: next++,
     project_id: 1,
