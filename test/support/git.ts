@@ -3,7 +3,7 @@
  * fresh CI machine without global git config.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { tempDir } from './tmp.js';
 
@@ -25,6 +25,22 @@ export function git(cwd: string, ...args: string[]): string {
   }).trim();
 }
 
+/**
+ * The commit HEAD names, read from the repository's files as git would resolve them (a process
+ * per commit had been a sixth of a test repository's setup); git's own answer when the branch is
+ * not a loose ref (packed, or `.git` not a folder).
+ */
+function headOf(path: string): string {
+  try {
+    const head = readFileSync(join(path, '.git', 'HEAD'), 'utf8').trim();
+    const hash = head.startsWith('ref: ')
+      ? readFileSync(join(path, '.git', head.slice(5)), 'utf8').trim()
+      : head;
+    if (/^[0-9a-f]{40}$/.test(hash)) return hash;
+  } catch {}
+  return git(path, 'rev-parse', 'HEAD');
+}
+
 export interface Repo {
   path: string;
   git(...args: string[]): string;
@@ -39,9 +55,12 @@ export function gitRepo(
   const path = opts.dir ?? tempDir('svc-repo-');
   mkdirSync(path, { recursive: true });
   git(path, 'init', '-q', '-b', opts.branch ?? 'main');
-  git(path, 'config', 'user.name', GIT_IDENTITY.GIT_AUTHOR_NAME);
-  git(path, 'config', 'user.email', GIT_IDENTITY.GIT_AUTHOR_EMAIL);
-  git(path, 'config', 'commit.gpgsign', 'false');
+  // Written into the fresh repository's config, as `git config` would: a git process each had
+  // been a third of every test repository's setup.
+  appendFileSync(
+    join(path, '.git', 'config'),
+    `[user]\n\tname = ${GIT_IDENTITY.GIT_AUTHOR_NAME}\n\temail = ${GIT_IDENTITY.GIT_AUTHOR_EMAIL}\n[commit]\n\tgpgsign = false\n`,
+  );
   const repo: Repo = {
     path,
     git: (...args) => git(path, ...args),
@@ -53,7 +72,7 @@ export function gitRepo(
       for (const [f, c] of Object.entries(files)) repo.write(f, c);
       git(path, 'add', '-A');
       git(path, 'commit', '-q', '--allow-empty', '-m', message);
-      return git(path, 'rev-parse', 'HEAD');
+      return headOf(path);
     },
   };
   repo.commit('initial', opts.files ?? { 'README.md': '# test repo\n' });
