@@ -10,6 +10,7 @@ import { type Clock, FakeClock } from '../../kernel/clock/index.js';
 import { type Paths, pathsFor } from '../../kernel/daemon/index.js';
 import type { RouteModule } from '../../kernel/http/route-module.js';
 import { createKernel, type Kernel, type KernelOptions } from '../../kernel/kernel.js';
+import { useSpawner } from '../../kernel/launch/index.js';
 import { createFileLogger } from '../../kernel/log/index.js';
 import type { HostPlatform } from '../../kernel/workflows/index.js';
 import { tempDir } from './tmp.js';
@@ -52,7 +53,24 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * The spawner of the test file's apps, held from the first app to the file's end, as a daemon holds
+ * its own for its whole life (decision 247): a test's app let its spawner go when it closed, so
+ * every test that ran a program started a Node process of its own first (~80 ms a test). Tests of
+ * the spawner's own life call `releaseKeptSpawner()` before they start.
+ */
+let keptSpawner: (() => void) | null = null;
+let keepSpawner = true;
+
+/** Lets the file's kept spawner go; from now on each test app holds and releases its own. */
+export function releaseKeptSpawner(): void {
+  keepSpawner = false;
+  keptSpawner?.();
+  keptSpawner = null;
+}
+
 export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  if (keepSpawner) keptSpawner ??= useSpawner();
   const root = opts.root ?? tempDir();
   const paths = pathsFor(join(root, 'config'), join(root, 'data'));
   if (opts.config !== undefined) {

@@ -17,7 +17,7 @@ import {
   spawnerPid,
   useSpawner,
 } from '../../../kernel/launch/index.js';
-import { buildTestApp, waitFor } from '../../support/app.js';
+import { buildTestApp, releaseKeptSpawner, waitFor } from '../../support/app.js';
 import { addProject, commandWorkflow, createTask, waitState } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
 import {
@@ -33,6 +33,8 @@ import {
 const script = builtSpawner();
 const spawner = new SpawnerLauncher(script, localLauncher);
 afterAll(() => spawner.close());
+// These tests watch a daemon's spawner come and go with the daemon: no spawner kept for the file.
+releaseKeptSpawner();
 
 function run(l: Launcher, file: string, args: string[], stdin: string | Uint8Array = '') {
   const out: Buffer[] = [];
