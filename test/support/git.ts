@@ -3,7 +3,17 @@
  * fresh CI machine without global git config.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { tempDir } from './tmp.js';
 
@@ -48,19 +58,50 @@ export interface Repo {
   commit(message: string, files?: Record<string, string>): string;
 }
 
-export function gitRepo(
-  opts: { branch?: string; files?: Record<string, string>; dir?: string } = {},
-): Repo {
-  // The temp folder itself is the repository, so every repo has a unique folder name (project names derive from it).
-  const path = opts.dir ?? tempDir('svc-repo-');
+const DEFAULT_FILES = { 'README.md': '# test repo\n' };
+
+/** A new repository at `path` on `branch`, with the test identity in its config and no commit. */
+function initAt(path: string, branch: string): void {
   mkdirSync(path, { recursive: true });
-  git(path, 'init', '-q', '-b', opts.branch ?? 'main');
+  git(path, 'init', '-q', '-b', branch);
   // Written into the fresh repository's config, as `git config` would: a git process each had
   // been a third of every test repository's setup.
   appendFileSync(
     join(path, '.git', 'config'),
     `[user]\n\tname = ${GIT_IDENTITY.GIT_AUTHOR_NAME}\n\temail = ${GIT_IDENTITY.GIT_AUTHOR_EMAIL}\n[commit]\n\tgpgsign = false\n`,
   );
+}
+
+/**
+ * Per test process and branch name: a repository holding the default first commit, made by git
+ * once and copied for every `gitRepo()` that asks for nothing else. Three git processes a
+ * repository (init, add, commit) were most of a test project's setup; the copy is a real
+ * repository all the same (its commit is shared by the copies of one process).
+ */
+const templates = new Map<string, string>();
+function templateFor(branch: string): string {
+  const known = templates.get(branch);
+  if (known) return known;
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'svc-repo-template-')));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  initAt(dir, branch);
+  for (const [file, content] of Object.entries(DEFAULT_FILES))
+    writeFileSync(join(dir, file), content);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'initial');
+  templates.set(branch, dir);
+  return dir;
+}
+
+export function gitRepo(
+  opts: { branch?: string; files?: Record<string, string>; dir?: string } = {},
+): Repo {
+  // The temp folder itself is the repository, so every repo has a unique folder name (project names derive from it).
+  const path = opts.dir ?? tempDir('svc-repo-');
+  const branch = opts.branch ?? 'main';
+  const copied = opts.dir === undefined && opts.files === undefined;
+  if (copied) cpSync(templateFor(branch), path, { recursive: true });
+  else initAt(path, branch);
   const repo: Repo = {
     path,
     git: (...args) => git(path, ...args),
@@ -75,7 +116,7 @@ export function gitRepo(
       return headOf(path);
     },
   };
-  repo.commit('initial', opts.files ?? { 'README.md': '# test repo\n' });
+  if (!copied) repo.commit('initial', opts.files ?? DEFAULT_FILES);
   return repo;
 }
 
