@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll } from 'vitest';
 import { tempDir } from './tmp.js';
 
 export const GIT_IDENTITY = {
@@ -79,11 +80,24 @@ function initAt(path: string, branch: string): void {
  * repository all the same (its commit is shared by the copies of one process).
  */
 const templates = new Map<string, string>();
+
+/** Removes the templates; the next `gitRepo()` makes a new one. */
+function removeTemplates(): void {
+  for (const dir of templates.values()) rmSync(dir, { recursive: true, force: true });
+  templates.clear();
+}
+
+// Gone with the test file (its worker ends without an `exit` event, so that is not enough). A
+// module imported while a test runs cannot add a hook; its templates go when the process exits.
+try {
+  afterAll(removeTemplates);
+} catch {}
+process.once('exit', removeTemplates);
+
 function templateFor(branch: string): string {
   const known = templates.get(branch);
   if (known) return known;
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'svc-repo-template-')));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   initAt(dir, branch);
   for (const [file, content] of Object.entries(DEFAULT_FILES))
     writeFileSync(join(dir, file), content);
