@@ -2,6 +2,7 @@
  * Helpers for the review tests (issue 16): a project whose task leaves every kind of change in its
  * worktree and then waits at a gate, and readers for the diff route's text and stat forms.
  */
+import type { DiffStat } from '../../shared/wire-types.js';
 import type { TestApp } from './app.js';
 import { addProject, createTask, waitState } from './tasks.js';
 
@@ -61,23 +62,11 @@ export async function diffOf(t: TestApp, id: number, query = '') {
   };
 }
 
-export interface StatJson {
-  source: string;
-  base_branch: string;
+/** The stat answer as the boards read it (shared/wire-types.ts), with what these tests also check. */
+export interface StatJson extends DiffStat {
   merge_base: string;
   head: string;
   run?: number;
-  files: Array<{
-    path: string;
-    old_path?: string;
-    status: string;
-    additions: number;
-    deletions: number;
-    binary: boolean;
-  }>;
-  additions: number;
-  deletions: number;
-  truncated: boolean;
 }
 
 /** The `diff --git` headers of a diff text, in order. */
