@@ -3,7 +3,7 @@
  * output over the task's event stream) and every human action, each with `--json` and exit codes
  * a script can branch on (docs/cli.md).
  */
-import type { StepRun } from '../../shared/wire-types.js';
+import type { StepRun, TaskDetail } from '../../shared/wire-types.js';
 import { type Command, type CommandContext, JSON_OPTION, type OptionSpec } from '../command.js';
 import type { FieldFlags } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -19,52 +19,26 @@ import {
 } from './task-links.js';
 import { taskLogs } from './task-logs.js';
 
-/** A step run as `GET /v1/tasks/{id}/steps` answers it; the board reads the same rows. */
-type Step = StepRun;
-
-export interface Task extends TaskLike, TaskLinks {
-  id: number;
-  project_id: number;
-  project_name?: string;
-  title: string;
-  state: string;
-  workflow: string;
+/**
+ * A task as `GET /v1/tasks/{id}` answers it: the boards' reading (shared/wire-types.ts) with the
+ * shapes this command line's helpers read more exactly (TaskLike, TaskLinks), the fields it
+ * prints as present on every answer, and what only it shows.
+ */
+export interface Task
+  extends Omit<TaskDetail, keyof TaskLike | keyof TaskLinks>,
+    TaskLike,
+    TaskLinks {
   branch_name: string | null;
   base_branch: string;
   worktree_path: string | null;
-  current_step: number;
-  step_total: number;
-  step_name?: string;
-  status_message?: string;
   block_reason: string | null;
   block_detail: string | null;
-  queued_reason: string | null;
-  admit_not_before: string | null;
   available_actions: string[];
-  cost_usd?: number | null;
-  parent_task_id: number | null;
-  lane_id: string | null;
+  steps?: StepRun[];
   prompt?: string | null;
   warnings?: string[];
-  steps?: Step[];
-  workflow_steps?: Array<{ index: number; id: string; name: string; type: string }>;
-  children?: {
-    total: number;
-    settled: number;
-    by_state: Record<string, number>;
-    merged?: number;
-    unmerged?: number;
-    left_out?: Array<{ task_id: number; lane_id: string; branch: string; reason: string }>;
-  };
-  priority?: number;
-  pause_requested?: boolean;
-  follow_up?: { origin: string; round: number } | null;
-  loop?: { iteration: number; max_iterations: number; total?: number; item?: string };
   readmitted?: number;
   branch?: { name: string; result: string; error?: string };
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
 }
 
 /** The state with the reason it carries: `blocked: step_failed`, `queued: usage_limit until …`. */
@@ -150,7 +124,7 @@ export function timeline(
   t: Pick<Task, 'steps' | 'workflow_steps' | 'current_step' | 'state' | 'step_total'>,
 ): string {
   const rows: string[][] = [['#', 'STEP', 'TYPE', 'STATE', 'TRIES', 'TIME', 'NOTE']];
-  const byIndex = new Map<number, Step[]>();
+  const byIndex = new Map<number, StepRun[]>();
   for (const s of t.steps ?? [])
     byIndex.set(s.step_index, [...(byIndex.get(s.step_index) ?? []), s]);
   const indices = new Set<number>([
@@ -160,7 +134,7 @@ export function timeline(
   for (const index of [...indices].sort((a, b) => a - b)) {
     const runs = byIndex.get(index) ?? [];
     const wf = t.workflow_steps?.find((w) => w.index === index);
-    const latestBy = new Map<string, Step>();
+    const latestBy = new Map<string, StepRun>();
     for (const r of runs) latestBy.set(`${r.step_id}@${r.iteration}`, r);
     const top = wf ?? {
       id: runs[0]?.step_id ?? '?',
@@ -208,13 +182,13 @@ export function timeline(
   return table(rows);
 }
 
-function summarize(runs: Step[]): string {
+function summarize(runs: StepRun[]): string {
   const counts = new Map<string, number>();
   for (const r of runs) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
   return [...counts].map(([s, n]) => `${n} ${s}`).join(', ');
 }
 
-function note(r: Step | undefined): string {
+function note(r: StepRun | undefined): string {
   if (!r) return '';
   if (r.failure_reason)
     return `${r.failure_reason}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ''}`;
@@ -402,7 +376,7 @@ export const taskSteps: Command = {
   usage: 'svc task steps <id>',
   options: JSON_OPTION,
   async run(ctx) {
-    const steps = await ctx.client().get<Step[]>(`/v1/tasks/${idArg(ctx)}/steps`);
+    const steps = await ctx.client().get<StepRun[]>(`/v1/tasks/${idArg(ctx)}/steps`);
     if (ctx.options.json) ctx.out(JSON.stringify(steps, null, 2));
     else
       ctx.out(
