@@ -8,7 +8,9 @@
  *
  * The union of what the two boards draw, not the daemon's whole answer. Every field a newer daemon
  * may omit is optional, and enumerations stay plain strings so an unknown state, reason or action
- * renders as text (SPEC §9).
+ * renders as text (SPEC §9). The command line's task (cli/commands/tasks.ts) and the daemon's own
+ * quota and loop views (kernel/agents/quota.ts, kernel/engine/loop-view.ts) extend these types,
+ * narrowing them, so what the daemon sends and what its clients read cannot drift apart.
  */
 
 // ── Tasks ──────────────────────────────────────────────────────────────────────────────────────

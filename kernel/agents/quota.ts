@@ -11,6 +11,11 @@
  * per request. Every change of a block (other than `spent` moving with the clock) is announced as
  * a durable `agent.quota_changed` event.
  */
+
+import type {
+  QuotaWindow as QuotaWindowView,
+  QuotaBlock as WireQuotaBlock,
+} from '../../shared/wire-types.js';
 import { type Clock, formatMs } from '../clock/index.js';
 import type { EventLog } from '../events/index.js';
 import type { QuotaWindow } from '../plugin/index.js';
@@ -21,22 +26,11 @@ export const ZERO_TIME = '0001-01-01T00:00:00Z';
 /** SPEC §2.4 / §8: readings are refreshed at most this often on ordinary requests. */
 export const READING_REFRESH_MS = 5 * 60 * 1000;
 
-export interface QuotaWindowView {
-  name: string;
-  used_percent: number;
-  window: string | null;
-  resets_at: string;
-  resets_at_reported: boolean;
-}
-
-export interface QuotaBlock {
-  spent: boolean;
-  used_percent: number | null;
-  window: string | null;
-  observed_at: string;
-  resets_at: string;
-  resets_at_reported: boolean;
-  source: string;
+/**
+ * An agent's quota as the API answers it (SPEC §2.4): the shape the clients read
+ * (shared/wire-types.ts), with `windows` always present in what this daemon sends.
+ */
+export interface QuotaBlock extends WireQuotaBlock {
   windows: QuotaWindowView[];
 }
 

@@ -5,18 +5,13 @@
  * for_each is bounded by), `total` (the extent, once a body row exists), `item`, and
  * `body_step`/`body_index`/`body_total` for the latest row when it belongs to the body.
  */
+import type { LoopProgress } from '../../shared/wire-types.js';
 import type { StepRunsTable, TaskRow } from '../store/index.js';
 import type { StepDef, WorkflowSnapshot } from './model.js';
 
-export interface LoopView {
+/** The shape the clients read (shared/wire-types.ts), its driver always named. */
+export interface LoopView extends LoopProgress {
   driver: 'count' | 'for_each';
-  iteration: number;
-  max_iterations: number;
-  total?: number;
-  item?: string;
-  body_step?: string;
-  body_index?: number;
-  body_total?: number;
 }
 
 export function loopView(
