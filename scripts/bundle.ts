@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { builtinPluginFiles } from '../kernel/plugin/index.js';
 import { assertAscii } from './ascii-check.js';
+import { lazyTls } from './lazy-tls.js';
 
 const DIST = fileURLToPath(new URL('../', import.meta.url));
 const OUT = join(DIST, 'svc.cjs');
@@ -95,35 +96,16 @@ function zodEnglishOnly(): Plugin {
   };
 }
 
-/**
- * fastify's server module requires `node:https` and `node:http2` as it loads, for servers svc never
- * makes (loopback HTTP/1.1 only): ~20 ms of every start compiling TLS and HTTP/2 (decision 249).
- * The two requires become objects that load the built-in on the first server they are asked for.
- * The build fails if fastify's lines change, rather than bundling the eager requires unnoticed.
- */
+/** fastify's server module with its TLS and HTTP/2 built-ins loaded on first use (lazy-tls.ts). */
 function fastifyLazyTls(): Plugin {
-  const EAGER = ["const https = require('node:https')", "const http2 = require('node:http2')"];
-  const LAZY = [
-    "const https = { createServer: (...a) => require('node:https').createServer(...a) }",
-    "const http2 = { createServer: (...a) => require('node:http2').createServer(...a), createSecureServer: (...a) => require('node:http2').createSecureServer(...a) }",
-  ];
   return {
     name: 'svc-fastify-lazy-tls',
     setup(b) {
-      b.onLoad({ filter: /[\\/]fastify[\\/]lib[\\/]server\.js$/ }, (args) => {
-        let contents = readFileSync(args.path, 'utf8');
-        EAGER.forEach((line, i) => {
-          if (!contents.includes(line)) throw new Error(`${args.path} no longer has \`${line}\``);
-          contents = contents.replace(line, LAZY[i] as string);
-        });
-        // Anything else read from them would now be undefined: refuse to build instead.
-        const uses =
-          contents.match(/\b(https|http2)\.(?!createServer\b|createSecureServer\b)\w+/g) ?? [];
-        const code = uses.filter((u) => !/^(https|http2)\.(Http2Server|Http2Session)$/.test(u));
-        if (code.length > 0)
-          throw new Error(`${args.path} reads ${code.join(', ')}; teach scripts/bundle.ts`);
-        return { contents, loader: 'js', resolveDir: dirname(args.path) };
-      });
+      b.onLoad({ filter: /[\\/]fastify[\\/]lib[\\/]server\.js$/ }, (args) => ({
+        contents: lazyTls(readFileSync(args.path, 'utf8'), args.path),
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      }));
     },
   };
 }
