@@ -35,6 +35,8 @@ export interface ApiResult {
   runs: number;
   events: number;
   listMs: number[];
+  /** The same first page from a bare Node server, timed in turns with svc's (like with like). */
+  listBareMs: number[];
   listRows: number;
   /** Whole lists walked in pages of 1,000 (issue 22 point 3). */
   walks: ListWalk[];
@@ -92,6 +94,28 @@ async function walk(
   }
 }
 
+/**
+ * `GET /v1/tasks` (the first page) `samples` times from svc and as many times from a bare server
+ * sending the same bytes, in turns of a tenth each, so a host that slows down mid-run slows both.
+ */
+async function firstPages(client: HttpClient, url: string, token: string, samples: number) {
+  const first = await client.timed(url, token, ['/v1/tasks']);
+  const bare = await bareServer([first.last]);
+  try {
+    const turn = Math.max(1, Math.round(samples / 10));
+    const ms: number[] = [];
+    const bareMs: number[] = [];
+    while (ms.length < samples) {
+      const n = Math.min(turn, samples - ms.length);
+      ms.push(...(await client.timed(url, token, Array<string>(n).fill('/v1/tasks'))).ms);
+      bareMs.push(...(await client.timed(bare.url, 'bare', Array<string>(n).fill('/v1/tasks'))).ms);
+    }
+    return { ms, bareMs, rows: (JSON.parse(first.last.body) as unknown[]).length };
+  } finally {
+    await bare.stop();
+  }
+}
+
 /** Reads an SSE replay until the frame with `lastId` arrives; returns the frames counted. */
 async function replay(url: string, token: string, lastId: number): Promise<number> {
   const ac = new AbortController();
@@ -125,12 +149,17 @@ export async function apiAtScale(opts: {
   samples: number;
   /** Whole-list walks per filter. */
   walks: number;
+  /**
+   * Where to leave a CPU profile of the daemon over the first pages and the walks (`--profile`). The daemon then runs
+   * the plain tsc output, so the profile names each module; its figures are not the bundle's.
+   */
+  profile?: string;
 }): Promise<ApiResult> {
   const root = tempRoot();
   const repo = makeRepo(root);
   const paths = prepare(root, QUIET_CONFIG);
   const seeded = seedHistory(paths, repo, opts);
-  const daemon = await spawnDaemon(paths);
+  const daemon = await spawnDaemon(paths, opts.profile ? { probe: true, unbundled: true } : {});
   const { api } = daemon;
   const client = new HttpClient();
   try {
@@ -142,15 +171,13 @@ export async function apiAtScale(opts: {
       token,
       times(() => '/v1/health'),
     );
-    const list = await client.timed(
-      url,
-      token,
-      times(() => '/v1/tasks'),
-    );
-    const listRows = (JSON.parse(list.last.body) as unknown[]).length;
+    if (opts.profile) await daemon.probe({ cmd: 'profile-start', intervalUs: 250 });
+    const list = await firstPages(client, url, token, opts.samples);
+    const listRows = list.rows;
     const walks: ListWalk[] = [];
     for (const q of ['', 'archived=all', 'project_id=1', 'state=done'])
       walks.push(await walk(client, url, token, q, opts.walks));
+    if (opts.profile) await daemon.probe({ cmd: 'profile-stop', file: opts.profile });
     const detail = await client.timed(
       url,
       token,
@@ -176,6 +203,7 @@ export async function apiAtScale(opts: {
       runs: seeded.runs,
       events: seeded.events,
       listMs: list.ms,
+      listBareMs: list.bareMs,
       listRows,
       walks,
       detailMs: detail.ms,
