@@ -55,8 +55,10 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
     const body = jsonArrayBody((push) => {
       next = s.engine.listEach(q, (row) => push(JSON.stringify(row))).next_cursor;
     });
+    // The body is a view of a scratch buffer, reused once the socket has taken these bytes.
+    reply.raw.once('finish', body.release);
     if (next !== null) void reply.header('x-next-cursor', String(next));
-    return reply.type(JSON_UTF8).send(body);
+    return reply.type(JSON_UTF8).send(body.bytes);
   });
 
   app.post('/v1/tasks', large, async (req, reply) => {
