@@ -23,6 +23,7 @@ import { type CreateOptions, TaskCreator } from './create.js';
 import { InputBroker } from './input.js';
 import { laneCounts } from './lane-merges.js';
 import { type ListQuery, TaskLister } from './list.js';
+import { ListTexts } from './list-texts.js';
 import { loopView } from './loop-view.js';
 import { jsonOr, SETTLED_STATES, type WorkflowSnapshot } from './model.js';
 import type { AgentPort, ForgePort, WorkflowPort } from './ports.js';
@@ -99,12 +100,16 @@ export class Engine {
   chatClaim: (projectId: number, branch: string, exceptChat?: number) => number | null = () => null;
   private readonly viewDecorators: Array<NonNullable<ViewContext['decorate']>> = [];
   private readonly lister: TaskLister;
+  private readonly rowTexts: ListTexts;
   private started = false;
 
   constructor(private readonly d: EngineDeps) {
     this.tasks = new TasksTable(d.store.db);
     this.runs = new StepRunsTable(d.store.db);
     this.lister = new TaskLister(d.store.db, () => typesWithView(d.registry, 'loop'));
+    this.rowTexts = new ListTexts(d.store.db);
+    // A row's loop view reads the loop ceiling from the configuration.
+    d.config.onChange(() => this.rowTexts.clear());
     this.states = new TaskStates(d.store, this.tasks, d.projects.table, d.events, d.clock);
     this.input = new InputBroker(this.states, d.clock);
     this.precut = new Precutter({
@@ -284,6 +289,7 @@ export class Engine {
 
   addViewDecorator(fn: NonNullable<ViewContext['decorate']>): void {
     this.viewDecorators.push(fn);
+    this.rowTexts.clear();
   }
 
   private viewContext(): ViewContext {
@@ -353,16 +359,40 @@ export class Engine {
     q: ListQuery,
     each: (row: Record<string, unknown>) => void,
   ): { next_cursor: number | null } {
+    const { ids, next_cursor } = this.pageOf(q);
+    const view = this.listViewer(ids);
+    this.lister.each(ids, (r) => each(view(r)));
+    return { next_cursor };
+  }
+
+  /**
+   * `listEach`'s rows as their `JSON.stringify` texts, each handed to `push` in order; the texts of
+   * rows nothing has changed since an earlier page are kept and reused (list-texts.ts, decision 250).
+   */
+  listTexts(q: ListQuery, push: (text: string) => void): { next_cursor: number | null } {
+    const { ids, next_cursor } = this.pageOf(q);
+    const texts = this.rowTexts.page(ids, (missing, put) => {
+      const view = this.listViewer(missing);
+      this.lister.each(missing, (r) => put(r.id, JSON.stringify(view(r))));
+    });
+    for (const text of texts) push(text);
+    return { next_cursor };
+  }
+
+  /** The ids of the page `q` asks for, and the cursor of the next one. */
+  private pageOf(q: ListQuery): { ids: number[]; next_cursor: number | null } {
     // Lanes of one parent come whole (the fan-out caps bound them); everything else is paged.
     const limit = q.limit ?? (q.parent_id !== undefined ? LANES_UNPAGED : LIST_PAGE_DEFAULT);
-    // The page's ids first: its open chats are needed before its first row is built.
     const { ids, more } = this.lister.ids(q, limit);
-    const view = this.lister.viewer(
+    return { ids, next_cursor: more && q.parent_id === undefined ? (ids.at(-1) ?? null) : null };
+  }
+
+  /** What builds the list rows of `ids`: their open chats are read first, in one go. */
+  private listViewer(ids: number[]) {
+    return this.lister.viewer(
       { decorate: this.viewContext().decorate, types: this.d.registry },
       this.openChats(ids),
     );
-    this.lister.each(ids, (r) => each(view(r)));
-    return { next_cursor: more && q.parent_id === undefined ? (ids.at(-1) ?? null) : null };
   }
 
   async create(body: CreateTask, opts: CreateOptions = {}) {

@@ -49,11 +49,11 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
 
   app.get('/v1/tasks', async (req, reply) => {
     const q = parseWith(TaskListQuerySchema, req.query ?? {}, 'query');
-    // The same bytes fastify's JSON.stringify would send, each row stringified and encoded as it
-    // is built, so no page of rows or texts is ever held (decisions 237, 244).
+    // The same bytes fastify's JSON.stringify would send, each row's text encoded as it comes
+    // (decisions 237, 244); texts of rows unchanged since an earlier page are reused (decision 250).
     let next: number | null = null;
     const body = jsonArrayBody((push) => {
-      next = s.engine.listEach(q, (row) => push(JSON.stringify(row))).next_cursor;
+      next = s.engine.listTexts(q, push).next_cursor;
     });
     // The body is a view of a scratch buffer, reused once the socket has taken these bytes.
     reply.raw.once('finish', body.release);

@@ -1,0 +1,154 @@
+/**
+ * The task list's row texts, kept between requests (issue 22 point 3, decision 250).
+ *
+ * A list row is a pure function of what the database holds — the task's columns, its attempts'
+ * spend and loop progress, its project's name, the open chat linking it, its pull request's last
+ * look — and of the configuration (the loop ceiling). Building and stringifying one costs about
+ * 25 µs, most of it reading 55 columns into JavaScript; a page of 1,000 rows costs 20 ms, which is
+ * what kept the whole list at three times a bare server's walk of the same bytes. So the texts are
+ * kept, keyed by task id, and a page builds only the rows it has not got.
+ *
+ * What could make a text stale is caught where it is written, not where it is read: temporary
+ * triggers on this connection (they live and die with it; nothing is added to the schema) call
+ * back into this process on every insert, update and delete of `tasks`, `step_runs`, `chats` and
+ * `forge_pull_state` to forget the task concerned, and on any change of `projects` to forget every
+ * text. Every write the daemon makes goes through its one connection (better-sqlite3 is
+ * synchronous; the engine, chats, forge and scheduler share it), so no code path can change a row
+ * without its text being forgotten — including ones written after this file. A configuration
+ * reload and a new view decorator forget every text. Forgetting too much (a write rolled back) only
+ * costs a rebuild.
+ *
+ * Bounded: past MAX_CHARS of kept text the oldest texts go first, so a history far larger than any
+ * walk still lists, building what it must.
+ */
+import type { Db } from '../store/index.js';
+
+/** About 24 MB of one-byte text: a 10,000-task history's whole list is ~14 MB. */
+const MAX_CHARS = 24 * 1024 * 1024;
+
+/** The SQL function the triggers call; its one argument is the task id, or null for "every task". */
+const FORGET = 'svc_list_text_forget';
+
+/** Each cache on a connection (a test may build two engines on one store); the function serves all. */
+const byDb = new WeakMap<Db, Set<ListTexts>>();
+
+function watch(db: Db, texts: ListTexts): void {
+  let caches = byDb.get(db);
+  if (!caches) {
+    const set = new Set<ListTexts>();
+    caches = set;
+    byDb.set(db, set);
+    db.function(FORGET, { deterministic: false, varargs: false }, (id: unknown) => {
+      for (const c of set) {
+        if (typeof id === 'number' || typeof id === 'bigint') c.forget(Number(id));
+        else c.clear();
+      }
+      return null;
+    });
+    db.exec(TRIGGERS);
+  }
+  caches.add(texts);
+}
+
+/** One trigger per table and kind of write; `IF NOT EXISTS` because they outlive one cache. */
+const TRIGGERS = [
+  ['tasks', 'INSERT', 'NEW.id'],
+  ['tasks', 'UPDATE', 'OLD.id'],
+  ['tasks', 'DELETE', 'OLD.id'],
+  ['step_runs', 'INSERT', 'NEW.task_id'],
+  ['step_runs', 'UPDATE', 'NEW.task_id'],
+  ['step_runs', 'DELETE', 'OLD.task_id'],
+  ['chats', 'INSERT', 'NEW.linked_task_id'],
+  ['chats', 'UPDATE', 'NEW.linked_task_id'],
+  ['chats', 'UPDATE', 'OLD.linked_task_id'],
+  ['chats', 'DELETE', 'OLD.linked_task_id'],
+  ['forge_pull_state', 'INSERT', 'NEW.task_id'],
+  ['forge_pull_state', 'UPDATE', 'NEW.task_id'],
+  ['forge_pull_state', 'DELETE', 'OLD.task_id'],
+  ['projects', 'UPDATE', 'NULL'],
+  ['projects', 'DELETE', 'NULL'],
+]
+  .map(([table, op, id], i) => {
+    // A chat with no task, like a task id that is null, forgets nothing (`WHEN`).
+    const when = id === 'NULL' ? '' : `WHEN ${id} IS NOT NULL`;
+    return `CREATE TEMP TRIGGER IF NOT EXISTS svc_list_text_${i} AFTER ${op} ON main.${table}
+      ${when} BEGIN SELECT ${FORGET}(${id}); END;`;
+  })
+  .join('\n');
+
+export class ListTexts {
+  private readonly texts = new Map<number, string>();
+  private chars = 0;
+
+  constructor(db: Db) {
+    watch(db, this);
+  }
+
+  /**
+   * The texts of `ids`, in their order: those kept, and those `build` makes for the rest. `build`
+   * is handed the ids missing (in page order) and a `put(id, text)` to call for each, and runs
+   * synchronously, so no write comes between reading a row and keeping its text. An id `build`
+   * finds no row for (none, as the page's ids were read just before) is left out.
+   */
+  page(
+    ids: readonly number[],
+    build: (missing: number[], put: (id: number, text: string) => void) => void,
+  ): string[] {
+    const out = new Array<string>(ids.length);
+    let missing: number[] | null = null;
+    let places: Map<number, number> | null = null;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as number;
+      const text = this.texts.get(id);
+      if (text !== undefined) out[i] = text;
+      else {
+        missing ??= [];
+        places ??= new Map();
+        missing.push(id);
+        places.set(id, i);
+      }
+    }
+    if (missing && places) {
+      const at = places;
+      build(missing, (id, text) => {
+        const i = at.get(id);
+        if (i === undefined) return;
+        out[i] = text;
+        this.keep(id, text);
+      });
+      if (missing.some((id) => out[at.get(id) as number] === undefined))
+        return out.filter((t) => t !== undefined);
+    }
+    return out;
+  }
+
+  forget(id: number): void {
+    const text = this.texts.get(id);
+    if (text === undefined) return;
+    this.texts.delete(id);
+    this.chars -= text.length;
+  }
+
+  clear(): void {
+    this.texts.clear();
+    this.chars = 0;
+  }
+
+  /** How many texts are kept (tests). */
+  get size(): number {
+    return this.texts.size;
+  }
+
+  private keep(id: number, text: string): void {
+    this.forget(id);
+    if (text.length > MAX_CHARS) return;
+    this.texts.set(id, text);
+    this.chars += text.length;
+    // Oldest first: a Map iterates in insertion order.
+    for (const [old, t] of this.texts) {
+      if (this.chars <= MAX_CHARS) break;
+      this.texts.delete(old);
+      this.chars -= t.length;
+    }
+  }
+}
