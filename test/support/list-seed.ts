@@ -1,6 +1,8 @@
 // Every kind of row the task list shows, written the way the engine writes them: shared by the
 // list's row tests (test/integration/engine/list-rows.test.ts) and its body tests
 // (test/integration/http/list-walk.test.ts).
+
+import type { ChatState } from '../../kernel/chats/index.js';
 import { newStepRun, type StepRunInsert } from '../../kernel/store/index.js';
 import type { TestApp } from './app.js';
 import { addProject, commandWorkflow, createTask } from './tasks.js';
@@ -35,6 +37,27 @@ steps:
 `;
 
 export type Row = Record<string, unknown> & { id: number };
+
+/** A chat row of `project` in `state`, linked to `task`, as the chats room writes one; its id. */
+export function linkChat(t: TestApp, project: number, task: number, state: ChatState): number {
+  return t.kernel.services.chats.table.insert({
+    project_id: project,
+    title: 'c',
+    agent: 'claude',
+    model: '',
+    effort: '',
+    state,
+    linked_task_id: task,
+    worktree_path: '',
+    branch_name: '',
+    base_branch: 'main',
+    existing_branch: 0,
+    restricted: 0,
+    context: null,
+    created_at: '2026-11-27T10:00:00.000Z',
+    updated_at: '2026-11-27T10:00:00.000Z',
+  });
+}
 
 /** Every kind of row a list shows, written the way the engine writes them. */
 export async function seedEveryKindOfRow(t: TestApp) {
@@ -126,23 +149,7 @@ export async function seedEveryKindOfRow(t: TestApp) {
     ['idle', chatted],
     ['archived', done],
   ] as const)
-    t.kernel.services.chats.table.insert({
-      project_id: a.project.id,
-      title: 'c',
-      agent: 'claude',
-      model: '',
-      effort: '',
-      state,
-      linked_task_id: linkedTo,
-      worktree_path: '',
-      branch_name: '',
-      base_branch: 'main',
-      existing_branch: 0,
-      restricted: 0,
-      context: null,
-      created_at: '2026-11-27T10:00:00.000Z',
-      updated_at: '2026-11-27T10:00:00.000Z',
-    });
+    linkChat(t, a.project.id, linkedTo, state);
 
   // Lanes of the loop task, out of id order in lane order.
   for (const [lane, order] of [

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { newStepRun } from '../../../kernel/store/index.js';
 import { buildTestApp, type TestApp } from '../../support/app.js';
-import { type Row, seedEveryKindOfRow } from '../../support/list-seed.js';
+import { linkChat, type Row, seedEveryKindOfRow } from '../../support/list-seed.js';
 import { addProject, createTask } from '../../support/tasks.js';
 
 const FOR_EACH = `name: each
@@ -90,23 +90,7 @@ describe('the list keeps row texts only while nothing they show changes', () => 
     expect((await served(t)).get('in a loop')?.loop).toMatchObject({ iteration: 3 });
 
     // A chat opened on the task, then closed (chats).
-    const chat = s.chats.table.insert({
-      project_id: a,
-      title: 'c',
-      agent: 'claude',
-      model: '',
-      effort: '',
-      state: 'idle',
-      linked_task_id: done.id,
-      worktree_path: '',
-      branch_name: '',
-      base_branch: 'main',
-      existing_branch: 0,
-      restricted: 0,
-      context: null,
-      created_at: '2026-11-27T10:00:00.000Z',
-      updated_at: '2026-11-27T10:00:00.000Z',
-    });
+    const chat = linkChat(t, a, done.id, 'idle');
     const opened = (await served(t)).get('done one');
     expect(opened?.open_chat_id).toBe(chat);
     db.prepare("UPDATE chats SET state = 'closed' WHERE id = ?").run(chat);
