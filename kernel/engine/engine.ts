@@ -21,7 +21,7 @@ import { StepRunsTable, type Store, type TaskRow, TasksTable } from '../store/in
 import { TaskActions } from './actions.js';
 import { type CreateOptions, TaskCreator } from './create.js';
 import { InputBroker } from './input.js';
-import { laneCounts } from './lane-merges.js';
+import { laneCounts, viewReadsWorktree } from './lane-merges.js';
 import { type ListQuery, TaskLister } from './list.js';
 import { ListTexts } from './list-texts.js';
 import { loopView } from './loop-view.js';
@@ -373,7 +373,8 @@ export class Engine {
     const { ids, next_cursor } = this.pageOf(q);
     const texts = this.rowTexts.page(ids, (missing, put) => {
       const view = this.listViewer(missing);
-      this.lister.each(missing, (r) => put(r.id, JSON.stringify(view(r))));
+      // A row whose view reads its worktree (a merge in progress there) is built every time.
+      this.lister.each(missing, (r) => put(r.id, JSON.stringify(view(r)), !viewReadsWorktree(r)));
     });
     for (const text of texts) push(text);
     return { next_cursor };

@@ -211,6 +211,15 @@ export function joinWaits(
 }
 
 /** Actions the state allows but the task's situation refuses now (`available_actions` leaves them out). */
+/**
+ * Whether a task's view reads its worktree (a merge in progress there withholds `skip`): what the
+ * view shows then can change with no write to the database, so the list keeps no text of it
+ * (decision 250).
+ */
+export function viewReadsWorktree(task: Pick<TaskRow, 'state' | 'worktree_path'>): boolean {
+  return (task.state === 'blocked' || task.state === 'awaiting_gate') && !!task.worktree_path;
+}
+
 export function withheldActions(
   task: Pick<
     TaskRow,
@@ -220,11 +229,7 @@ export function withheldActions(
   types: StepTypes,
 ): Array<'skip' | 'merge_finished'> {
   const out: Array<'skip' | 'merge_finished'> = [];
-  if (
-    (task.state === 'blocked' || task.state === 'awaiting_gate') &&
-    task.worktree_path &&
-    operationMarker(task.worktree_path) === 'merge'
-  )
+  if (viewReadsWorktree(task) && operationMarker(task.worktree_path as string) === 'merge')
     out.push('skip');
   if (
     (task.state === 'blocked' || task.state === 'awaiting_children') &&

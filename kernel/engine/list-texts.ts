@@ -1,9 +1,10 @@
 /**
  * The task list's row texts, kept between requests (issue 22 point 3, decision 250).
  *
- * A list row is a pure function of what the database holds — the task's columns, its attempts'
- * spend and loop progress, its project's name, the open chat linking it, its pull request's last
- * look — and of the configuration (the loop ceiling). Building and stringifying one costs about
+ * A list row is a function of what the database holds — the task's columns, its attempts' spend
+ * and loop progress, its project's name, the open chat linking it, its pull request's last look —
+ * and of the configuration (the loop ceiling); one kind of row also reads its worktree (a blocked
+ * or gated task: a merge in progress there withholds `skip`), and its text is never kept. Building and stringifying one costs about
  * 25 µs, most of it reading 55 columns into JavaScript; a page of 1,000 rows costs 20 ms, which is
  * what kept the whole list at three times a bare server's walk of the same bytes. So the texts are
  * kept, keyed by task id, and a page builds only the rows it has not got.
@@ -86,13 +87,14 @@ export class ListTexts {
 
   /**
    * The texts of `ids`, in their order: those kept, and those `build` makes for the rest. `build`
-   * is handed the ids missing (in page order) and a `put(id, text)` to call for each, and runs
-   * synchronously, so no write comes between reading a row and keeping its text. An id `build`
-   * finds no row for (none, as the page's ids were read just before) is left out.
+   * is handed the ids missing (in page order) and a `put(id, text, keep)` to call for each, and
+   * runs synchronously, so no write comes between reading a row and keeping its text. `keep` false:
+   * the text serves this page only (its row shows something the database does not hold). An id
+   * `build` finds no row for (none, as the page's ids were read just before) is left out.
    */
   page(
     ids: readonly number[],
-    build: (missing: number[], put: (id: number, text: string) => void) => void,
+    build: (missing: number[], put: (id: number, text: string, keep: boolean) => void) => void,
   ): string[] {
     const out = new Array<string>(ids.length);
     let missing: number[] | null = null;
@@ -110,11 +112,11 @@ export class ListTexts {
     }
     if (missing && places) {
       const at = places;
-      build(missing, (id, text) => {
+      build(missing, (id, text, keep) => {
         const i = at.get(id);
         if (i === undefined) return;
         out[i] = text;
-        this.keep(id, text);
+        if (keep) this.keep(id, text);
       });
       if (missing.some((id) => out[at.get(id) as number] === undefined))
         return out.filter((t) => t !== undefined);

@@ -3,11 +3,14 @@
 // engine's tables, and a bare statement on the daemon's connection, as code written later would
 // make), the list read after the write shows the change and equals the rows built afresh by
 // `engine.list`, which keeps nothing.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newStepRun } from '../../../kernel/store/index.js';
 import { buildTestApp, type TestApp } from '../../support/app.js';
 import { linkChat, type Row, seedEveryKindOfRow } from '../../support/list-seed.js';
-import { addProject, createTask } from '../../support/tasks.js';
+import { addProject, commandWorkflow, createTask } from '../../support/tasks.js';
+import { tempDir } from '../../support/tmp.js';
 
 const FOR_EACH = `name: each
 steps:
@@ -134,5 +137,28 @@ describe('the list keeps row texts only while nothing they show changes', () => 
     expect((await served(t)).get('loops')?.loop).toMatchObject({
       max_iterations: ceiling.max_iterations + 5,
     });
+  });
+
+  it('a row that reads its worktree is built afresh: a merge begun by hand withholds skip at once', async () => {
+    const t = await buildTestApp({ kernel: { startEngine: false } });
+    const { project } = await addProject(t, { one: commandWorkflow('one', 'true') });
+    const task = await createTask(t, {
+      project_id: project.id,
+      title: 'stuck',
+      workflow: 'one',
+      paused: true,
+    });
+    const worktree = tempDir();
+    mkdirSync(join(worktree, '.git'));
+    t.kernel.services.store.db
+      .prepare(
+        "UPDATE tasks SET state = 'blocked', block_reason = 'step_failed', worktree_path = ? WHERE id = ?",
+      )
+      .run(worktree, task.id);
+    const actions = async () => (await served(t)).get('stuck')?.available_actions as string[];
+    expect(await actions()).toContain('skip');
+    // Nothing is written to the database: the person started a merge in the worktree.
+    writeFileSync(join(worktree, '.git', 'MERGE_HEAD'), 'abc\n');
+    expect(await actions()).not.toContain('skip');
   });
 });
