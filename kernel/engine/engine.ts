@@ -366,8 +366,8 @@ export class Engine {
   }
 
   /**
-   * `listEach`'s rows as their `JSON.stringify` texts, each handed to `push` in order; the texts of
-   * rows nothing has changed since an earlier page are kept and reused (list-texts.ts, decision 250).
+   * `listEach`'s rows as their `JSON.stringify` texts, each handed to `push` in order; texts of rows
+   * unchanged since an earlier page are kept and reused (list-texts.ts, decision 250).
    */
   listTexts(q: ListQuery, push: (text: string) => void): { next_cursor: number | null } {
     const { ids, next_cursor } = this.pageOf(q);

@@ -210,7 +210,6 @@ export function joinWaits(
   );
 }
 
-/** Actions the state allows but the task's situation refuses now (`available_actions` leaves them out). */
 /**
  * Whether a task's view reads its worktree (a merge in progress there withholds `skip`): what the
  * view shows then can change with no write to the database, so the list keeps no text of it
@@ -220,6 +219,7 @@ export function viewReadsWorktree(task: Pick<TaskRow, 'state' | 'worktree_path'>
   return (task.state === 'blocked' || task.state === 'awaiting_gate') && !!task.worktree_path;
 }
 
+/** Actions the state allows but the task's situation refuses now (`available_actions` leaves them out). */
 export function withheldActions(
   task: Pick<
     TaskRow,

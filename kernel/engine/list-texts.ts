@@ -4,10 +4,11 @@
  * A list row is a function of what the database holds — the task's columns, its attempts' spend
  * and loop progress, its project's name, the open chat linking it, its pull request's last look —
  * and of the configuration (the loop ceiling); one kind of row also reads its worktree (a blocked
- * or gated task: a merge in progress there withholds `skip`), and its text is never kept. Building and stringifying one costs about
- * 25 µs, most of it reading 55 columns into JavaScript; a page of 1,000 rows costs 20 ms, which is
- * what kept the whole list at three times a bare server's walk of the same bytes. So the texts are
- * kept, keyed by task id, and a page builds only the rows it has not got.
+ * or gated task: a merge in progress there withholds `skip`), and its text is never kept.
+ * Building and stringifying a row costs about 25 µs, most of it reading 55 columns into
+ * JavaScript; a page of 1,000 rows costs 20 ms, which is what kept the whole list at three times a
+ * bare server's walk of the same bytes. So the texts are kept, keyed by task id, and a page builds
+ * only the rows it has not got.
  *
  * What could make a text stale is caught where it is written, not where it is read: temporary
  * triggers on this connection (they live and die with it; nothing is added to the schema) call
@@ -27,10 +28,10 @@ import type { Db } from '../store/index.js';
 /** About 24 MB of one-byte text: a 10,000-task history's whole list is ~14 MB. */
 const MAX_CHARS = 24 * 1024 * 1024;
 
-/** The SQL function the triggers call; its one argument is the task id, or null for "every task". */
+/** The SQL function the triggers call, with a task id, or null for "every task". */
 const FORGET = 'svc_list_text_forget';
 
-/** Each cache on a connection (a test may build two engines on one store); the function serves all. */
+/** Caches by connection (a test may build two engines on one store); one function serves all. */
 const byDb = new WeakMap<Db, Set<ListTexts>>();
 
 function watch(db: Db, texts: ListTexts): void {
@@ -134,11 +135,6 @@ export class ListTexts {
   clear(): void {
     this.texts.clear();
     this.chars = 0;
-  }
-
-  /** How many texts are kept (tests). */
-  get size(): number {
-    return this.texts.size;
   }
 
   private keep(id: number, text: string): void {
