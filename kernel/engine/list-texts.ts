@@ -25,8 +25,11 @@
  */
 import type { Db } from '../store/index.js';
 
-/** About 24 MB of one-byte text: a 10,000-task history's whole list is ~14 MB. */
-const MAX_CHARS = 24 * 1024 * 1024;
+/**
+ * 16 Mi characters: 16 MB of memory, or 32 MB if every text held a character beyond Latin-1 (V8
+ * keeps such a string at two bytes a character). A 10,000-task history's whole list is ~14 Mi.
+ */
+const MAX_CHARS = 16 * 1024 * 1024;
 
 /** The SQL function the triggers call, with a task id, or null for "every task". */
 const FORGET = 'svc_list_text_forget';
