@@ -85,7 +85,11 @@ export class ListTexts {
   private readonly texts = new Map<number, string>();
   private chars = 0;
 
-  constructor(db: Db) {
+  /** `maxChars`: the bound (MAX_CHARS; a test gives a small one). */
+  constructor(
+    db: Db,
+    private readonly maxChars = MAX_CHARS,
+  ) {
     watch(db, this);
   }
 
@@ -142,12 +146,12 @@ export class ListTexts {
 
   private keep(id: number, text: string): void {
     this.forget(id);
-    if (text.length > MAX_CHARS) return;
+    if (text.length > this.maxChars) return;
     this.texts.set(id, text);
     this.chars += text.length;
     // Oldest first: a Map iterates in insertion order.
     for (const [old, t] of this.texts) {
-      if (this.chars <= MAX_CHARS) break;
+      if (this.chars <= this.maxChars) break;
       this.texts.delete(old);
       this.chars -= t.length;
     }
