@@ -38,6 +38,8 @@ export interface OutputResult {
   apiMs: number[];
   delayP99: number;
   delayMax: number;
+  /** The daemon's collections over svc's run: minor and major counts, the longest major (ms). */
+  gc: { minor: number; major: number; majorMaxMs: number; totalMs: number };
   rssMaxBytes: number;
   /** The daemon's user + system CPU over svc's run, seconds (all its threads). */
   daemonCpuSeconds: number;
@@ -230,6 +232,7 @@ export async function outputHeavy(opts: {
     apiMs: [],
     delayP99: 0,
     delayMax: 0,
+    gc: { minor: 0, major: 0, majorMaxMs: 0, totalMs: 0 },
     rssMaxBytes: 0,
     daemonCpuSeconds: 0,
     followedBytes: 0,
@@ -303,6 +306,12 @@ export async function outputHeavy(opts: {
     result.daemonCpuSeconds = (mark.user + mark.system - m0.user - m0.system) / 1e6;
     result.delayP99 = mark.delayP99;
     result.delayMax = mark.delayMax;
+    result.gc = {
+      minor: mark.gcMinor,
+      major: mark.gcMajor,
+      majorMaxMs: mark.gcMajorMaxMs,
+      totalMs: mark.gcTotalMs,
+    };
     result.rssMaxBytes = Math.max(rssMax, mark.rss);
     result.failed = ids.filter((id) => ended.get(id) !== 'done').length;
   } finally {

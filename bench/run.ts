@@ -303,6 +303,15 @@ async function main(): Promise<number> {
       ok: r.delayP99 <= 20,
     });
     rows.push({
+      measure:
+        'garbage collections meanwhile: minor / major (longest major), main-thread pause in all',
+      svc: `${r.gc.minor} / ${r.gc.major} (${fmtMs(r.gc.majorMaxMs)}), ${fmtMs(r.gc.totalMs)}`,
+      baseline: '',
+      ratio: '',
+      target: '',
+      ok: null,
+    });
+    rows.push({
       measure: 'daemon CPU meanwhile (user + system, all its threads and its spawner)',
       svc: `${r.daemonCpuSeconds.toFixed(2)} s`,
       baseline: '',

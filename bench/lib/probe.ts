@@ -9,7 +9,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import {
+  constants,
+  monitorEventLoopDelay,
+  type PerformanceEntry,
+  PerformanceObserver,
+} from 'node:perf_hooks';
 import { spawnerFigures } from './spawner.js';
 
 export type ProbeRequest =
@@ -28,11 +33,29 @@ export interface ProbeMark {
   delayP50: number;
   delayP99: number;
   delayMax: number;
+  /** Garbage collections since the previous mark: how many, and their longest pause (ms). */
+  gcMinor: number;
+  gcMajor: number;
+  gcMajorMaxMs: number;
+  gcTotalMs: number;
 }
 
 if (process.send) {
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
+  // Pauses of the main thread by the collector: a full collection (external memory such as
+  // Buffers pushes V8 to one) stops the loop far longer than a scavenge.
+  const gc = { minor: 0, major: 0, majorMax: 0, total: 0 };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      gc.total += e.duration;
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        gc.major++;
+        gc.majorMax = Math.max(gc.majorMax, e.duration);
+      } else if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gc.minor++;
+    }
+  }).observe({ entryTypes: ['gc'] });
   let session: Session | null = null;
   const post = (method: string, params?: object) =>
     new Promise<unknown>((resolve, reject) =>
@@ -51,8 +74,13 @@ if (process.send) {
         delayP50: delay.percentile(50) / 1e6,
         delayP99: delay.percentile(99) / 1e6,
         delayMax: delay.max / 1e6,
+        gcMinor: gc.minor,
+        gcMajor: gc.major,
+        gcMajorMaxMs: gc.majorMax,
+        gcTotalMs: gc.total,
       };
       delay.reset();
+      Object.assign(gc, { minor: 0, major: 0, majorMax: 0, total: 0 });
       answer(m.id, mark);
     } else if (m.cmd === 'profile-start') {
       session = new Session();
