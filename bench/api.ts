@@ -150,8 +150,9 @@ export async function apiAtScale(opts: {
   /** Whole-list walks per filter. */
   walks: number;
   /**
-   * Where to leave a CPU profile of the daemon over the first pages and the walks (`--profile`). The daemon then runs
-   * the plain tsc output, so the profile names each module; its figures are not the bundle's.
+   * Where to leave a CPU profile of the daemon over the first pages and the walks (`--profile`).
+   * The daemon then runs the plain tsc output, so the profile names each module; its figures are
+   * not the bundle's.
    */
   profile?: string;
 }): Promise<ApiResult> {

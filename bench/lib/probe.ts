@@ -43,8 +43,8 @@ export interface ProbeMark {
 if (process.send) {
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
-  // Pauses of the main thread by the collector: a full collection (external memory such as
-  // Buffers pushes V8 to one) stops the loop far longer than a scavenge.
+  // Pauses of the main thread by the collector, by kind: a full collection stops the loop far
+  // longer than a scavenge.
   const gc = { minor: 0, major: 0, majorMax: 0, total: 0 };
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
