@@ -38,21 +38,21 @@ const FORGET = 'svc_list_text_forget';
 const byDb = new WeakMap<Db, Set<ListTexts>>();
 
 function watch(db: Db, texts: ListTexts): void {
-  let caches = byDb.get(db);
-  if (!caches) {
-    const set = new Set<ListTexts>();
-    caches = set;
-    byDb.set(db, set);
-    db.function(FORGET, { deterministic: false, varargs: false }, (id: unknown) => {
-      for (const c of set) {
-        if (typeof id === 'number' || typeof id === 'bigint') c.forget(Number(id));
-        else c.clear();
-      }
-      return null;
-    });
-    db.exec(TRIGGERS);
+  const known = byDb.get(db);
+  if (known) {
+    known.add(texts);
+    return;
   }
-  caches.add(texts);
+  const caches = new Set([texts]);
+  byDb.set(db, caches);
+  db.function(FORGET, { deterministic: false, varargs: false }, (id: unknown) => {
+    for (const c of caches) {
+      if (typeof id === 'number' || typeof id === 'bigint') c.forget(Number(id));
+      else c.clear();
+    }
+    return null;
+  });
+  db.exec(TRIGGERS);
 }
 
 /** One trigger per table and kind of write; `IF NOT EXISTS` because they outlive one cache. */
@@ -96,40 +96,23 @@ export class ListTexts {
   /**
    * The texts of `ids`, in their order: those kept, and those `build` makes for the rest. `build`
    * is handed the ids missing (in page order) and a `put(id, text, keep)` to call for each, and
-   * runs synchronously, so no write comes between reading a row and keeping its text. `keep` false:
-   * the text serves this page only (its row shows something the database does not hold). An id
-   * `build` finds no row for (none, as the page's ids were read just before) is left out.
+   * runs synchronously, so no write comes between reading a row and keeping its text (and every id
+   * of the page, read just before, still has its row). `keep` false: the text serves this page
+   * only (its row shows something the database does not hold).
    */
   page(
     ids: readonly number[],
     build: (missing: number[], put: (id: number, text: string, keep: boolean) => void) => void,
   ): string[] {
-    const out = new Array<string>(ids.length);
-    let missing: number[] | null = null;
-    let places: Map<number, number> | null = null;
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i] as number;
-      const text = this.texts.get(id);
-      if (text !== undefined) out[i] = text;
-      else {
-        missing ??= [];
-        places ??= new Map();
-        missing.push(id);
-        places.set(id, i);
-      }
-    }
-    if (missing && places) {
-      const at = places;
-      build(missing, (id, text, keep) => {
-        const i = at.get(id);
-        if (i === undefined) return;
-        out[i] = text;
+    const out = ids.map((id) => this.texts.get(id));
+    const places = new Map<number, number>();
+    for (const [i, text] of out.entries()) if (text === undefined) places.set(ids[i] as number, i);
+    if (places.size > 0)
+      build([...places.keys()], (id, text, keep) => {
+        out[places.get(id) as number] = text;
         if (keep) this.keep(id, text);
       });
-      if (missing.some((id) => out[at.get(id) as number] === undefined))
-        return out.filter((t) => t !== undefined);
-    }
-    return out;
+    return out as string[];
   }
 
   forget(id: number): void {
