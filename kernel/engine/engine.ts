@@ -287,6 +287,12 @@ export class Engine {
     this.d.scheduler.poke();
   }
 
+  /**
+   * Adds fields to every task view. A decorator reads only what the database holds (the task's
+   * row, its step runs, its chats, its pull request's state) or the configuration: the list keeps
+   * each row's text until a write to those tables or a reload (decision 250), so a decorator
+   * reading anything else would be shown stale.
+   */
   addViewDecorator(fn: NonNullable<ViewContext['decorate']>): void {
     this.viewDecorators.push(fn);
     this.rowTexts.clear();
@@ -366,8 +372,8 @@ export class Engine {
   }
 
   /**
-   * `listEach`'s rows as their `JSON.stringify` texts, each handed to `push` in order; texts of rows
-   * unchanged since an earlier page are kept and reused (list-texts.ts, decision 250).
+   * `listEach`'s rows as their `JSON.stringify` texts, each handed to `push` in order; the texts
+   * of rows unchanged since an earlier page are kept and reused (list-texts.ts, decision 250).
    */
   listTexts(q: ListQuery, push: (text: string) => void): { next_cursor: number | null } {
     const { ids, next_cursor } = this.pageOf(q);

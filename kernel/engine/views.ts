@@ -19,7 +19,9 @@ export interface ViewContext {
   /**
    * Extra list/detail fields contributed by other rooms (loop rollup, …). In a list row
    * (list.ts) `task` has no `workflow_snapshot` and `snapshot` holds only the current step, the
-   * whole step when it is a loop: the list never parses snapshots (decision 233).
+   * whole step when it is a loop: the list never parses snapshots (decision 233). It reads only
+   * the database and the configuration: the list keeps row texts until either changes (decision
+   * 250).
    */
   decorate?(task: TaskRow, snapshot: WorkflowSnapshot | null, view: Record<string, unknown>): void;
 }
