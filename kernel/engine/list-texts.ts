@@ -85,13 +85,13 @@ export class ListTexts {
   private readonly texts = new Map<number, string>();
   private chars = 0;
 
+  private watching = false;
+
   /** `maxChars`: the bound (MAX_CHARS; a test gives a small one). */
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly maxChars = MAX_CHARS,
-  ) {
-    watch(db, this);
-  }
+  ) {}
 
   /**
    * The texts of `ids`, in their order: those kept, and those `build` makes for the rest. `build`
@@ -104,6 +104,12 @@ export class ListTexts {
     ids: readonly number[],
     build: (missing: number[], put: (id: number, text: string, keep: boolean) => void) => void,
   ): string[] {
+    // The triggers go in before the first text is kept, not at start-up: until a list is asked
+    // for, no text can go stale.
+    if (!this.watching) {
+      watch(this.db, this);
+      this.watching = true;
+    }
     const out = ids.map((id) => this.texts.get(id));
     const places = new Map<number, number>();
     for (const [i, text] of out.entries()) if (text === undefined) places.set(ids[i] as number, i);
