@@ -11,6 +11,7 @@ export {
   capture,
   DEFAULT_CAPTURE_BYTES,
 } from './capture.js';
+export { DiskLane, transcriptLane } from './disk-lane.js';
 export { type EnvironmentPolicy, resolveEnvironment } from './env.js';
 export { killMarked, MARK_VAR, markedPids, procMarkPrefix, signalMarked } from './marks.js';
 export { linesText, type OutputBatch, OutputLines } from './output-lines.js';

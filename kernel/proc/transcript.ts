@@ -23,6 +23,7 @@
  */
 import { close, mkdir, open, writev } from 'node:fs';
 import { dirname } from 'node:path';
+import { type DiskLane, transcriptLane } from './disk-lane.js';
 
 /** Queued bytes past which a producer should be held back (`pending`). */
 export const TRANSCRIPT_HIGH_WATER = 1024 * 1024;
@@ -50,6 +51,8 @@ export class TranscriptWriter {
     private readonly onFailure?: (err: NodeJS.ErrnoException) => void,
     /** A full data disk (decision 180): the error every write gets while it holds, else null. */
     private readonly refuse?: () => NodeJS.ErrnoException | null,
+    /** Where this writer's writes wait their turn (disk-lane.ts): every transcript's, by default. */
+    private readonly lane: DiskLane = transcriptLane,
   ) {
     mkdir(dirname(path), { recursive: true, mode: 0o700 }, (mkErr) => {
       if (mkErr) return this.onOpen(mkErr, null);
@@ -210,14 +213,30 @@ export class TranscriptWriter {
       return;
     }
     if (this.refused()) return;
-    const batch = this.queue;
-    this.queue = [];
     const fd = this.fd;
+    // In flight from here: no second write starts while this one waits for its turn.
     this.inFlight = true;
-    this.writeOut(fd, batch).then(
-      (n) => this.written(fd, n, null),
-      (err: NodeJS.ErrnoException) => this.written(fd, 0, err),
-    );
+    this.lane.take((done) => {
+      // Failed while waiting (a disk-full refusal, an error): nothing goes out; `written` closes.
+      if (this.failed || this.refused()) {
+        done();
+        this.written(fd, 0, null);
+        return;
+      }
+      // What queued while this writer waited goes out in the same write.
+      const batch = this.queue;
+      this.queue = [];
+      this.writeOut(fd, batch).then(
+        (n) => {
+          done();
+          this.written(fd, n, null);
+        },
+        (err: NodeJS.ErrnoException) => {
+          done();
+          this.written(fd, 0, err);
+        },
+      );
+    });
   }
 
   /** A write went out (`err` null) or was refused by the file system. */

@@ -1,11 +1,12 @@
 // Issue 22 point 4 (decision 232): transcripts are written off the event loop, in batches, and
 // keep every byte in order; a batch of lines latches exactly where lines written one by one do;
 // a file system error is reported, never thrown; disk-full mode (decision 180) stops a writer at
-// its next line and its next write, whatever was queued.
+// its next line and its next write, whatever was queued. Writers share a lane (decision 251): one
+// write at a time across every transcript, what waits going out together.
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TRANSCRIPT_HIGH_WATER, TranscriptWriter } from '../../../kernel/proc/index.js';
+import { DiskLane, TRANSCRIPT_HIGH_WATER, TranscriptWriter } from '../../../kernel/proc/index.js';
 import { tempDir } from '../../support/tmp.js';
 
 const line = (i: number, width = 40) => `${JSON.stringify({ i, text: 'x'.repeat(width) })}\n`;
@@ -133,5 +134,70 @@ describe('transcript writer', () => {
     await t.close();
     // The write in flight lands before close() resolves; what was only queued never follows it.
     expect(readFileSync(t.path, 'utf8')).toBe(before + chunk.toString());
+  });
+
+  it('takes turns on a shared lane: one write at a time, what waited going out together', async () => {
+    let running = 0;
+    let most = 0;
+    let turns = 0;
+    const lane = new DiskLane(1);
+    const take = lane.take.bind(lane);
+    lane.take = (start) =>
+      take((done) => {
+        turns++;
+        most = Math.max(most, ++running);
+        start(() => {
+          running--;
+          done();
+        });
+      });
+    const dir = tempDir();
+    const writers = Array.from(
+      { length: 4 },
+      (_, i) =>
+        new TranscriptWriter(join(dir, `${i}.jsonl`), 0, undefined, undefined, undefined, lane),
+    );
+    const want = writers.map(() => '');
+    for (let i = 0; i < 400; i++) {
+      const w = i % 4;
+      const text = line(i, 200);
+      want[w] += text;
+      writers[w]?.writeLines(Buffer.from(text));
+    }
+    await Promise.all(writers.map((w) => w.close()));
+    expect(most).toBe(1);
+    // 400 lines, yet far fewer writes: a writer's lines gather while it waits for its turn.
+    expect(turns).toBeLessThan(40);
+    writers.forEach((w, i) => {
+      expect(readFileSync(w.path, 'utf8')).toBe(want[i]);
+    });
+  });
+
+  it('a writer failing while it waits for its turn writes nothing and gives the turn back', async () => {
+    const full = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    const lane = new DiskLane(1);
+    let release = () => {};
+    lane.take((done) => {
+      release = done;
+    });
+    let refusing = false;
+    const t = new TranscriptWriter(
+      join(tempDir(), 'w.jsonl'),
+      0,
+      undefined,
+      undefined,
+      () => (refusing ? full : null),
+      lane,
+    );
+    await t.opened();
+    expect(t.write('waiting for the lane')).not.toBeNull();
+    expect(lane.queued).toBe(1);
+    refusing = true;
+    release();
+    await t.close();
+    expect(t.failure).toBe(full);
+    expect(readFileSync(t.path, 'utf8')).toBe('');
+    expect(lane.busy).toBe(0);
+    expect(lane.queued).toBe(0);
   });
 });
