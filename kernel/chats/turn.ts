@@ -188,12 +188,15 @@ export class ChatTurns {
             signal,
             cancelled: () => live.abort.signal.aborted,
             mark: this.core.turnMark(chat.id, turn.seq),
-            onOutput: (line) =>
+            // The line's text is decoded only when a stream takes it (decision 251).
+            onOutput: (line) => {
+              if (!d.events.listening) return;
               d.events.live({
                 kind: 'command.output',
                 chat_id: chat.id,
                 data: { seq: turn.seq, ...line },
-              }),
+              });
+            },
             onProcess: (p) => {
               proc = p;
             },

@@ -163,12 +163,15 @@ export function buildStepContext(
           signal,
           cancelled: () => spec.signal.aborted,
           mark: deps.procMark ? `${deps.procMark}.r${runId}` : undefined,
-          onOutput: (line) =>
+          // The line's text is decoded only when a stream takes it (decision 251).
+          onOutput: (line) => {
+            if (!deps.events.listening) return;
             deps.events.live({
               kind: 'command.output',
               task_id: task.id,
               data: { run_id: runId, ...line },
-            }),
+            });
+          },
           onSpawn: (pid, startTicks) => {
             deps.runs.update(runId, { pid, proc_started_at: startTicks });
             spec.onSpawn?.(pid, startTicks);

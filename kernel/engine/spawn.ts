@@ -47,9 +47,10 @@ export interface LoggedSpawn {
   cancelled(): boolean;
   /**
    * The `svc.output` lines of one chunk of output once written (lines mode): their texts joined
-   * with `\n`, and the transcript offset after the last (decision 232).
+   * with `\n`, and the transcript offset after the last (decision 232). `text` is decoded when
+   * first read (decision 251): a listener with no stream to feed should not read it.
    */
-  onOutput?(line: { phase: string; stream: string; text: string; offset: number }): void;
+  onOutput?(line: { phase: string; stream: string; readonly text: string; offset: number }): void;
   onSpawn?(pid: number, startTicks: string | null): void;
   /** The owner's attempt marker (decision 182): cancel, timeout and stop reach every descendant. */
   mark?: string;
@@ -106,8 +107,16 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     tail.push(batch);
     const put = transcript.writeLines(batch.bytes);
     if (!put) return;
-    const text = put.taken === batch.bytes.length ? batch.text : firstLines(batch, put.taken);
-    s.onOutput?.({ phase: req.phase, stream, text, offset: put.offset });
+    const whole = put.taken === batch.bytes.length;
+    // The text is made only if the listener reads it: a batch framed from bytes has none yet.
+    s.onOutput?.({
+      phase: req.phase,
+      stream,
+      offset: put.offset,
+      get text() {
+        return whole ? batch.text : firstLines(batch, put.taken);
+      },
+    });
   };
   let proc: RunningProcess | null = null;
   // Reading stops while either the transcript's disk writes or the queue of chunks read and not

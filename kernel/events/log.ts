@@ -112,6 +112,14 @@ export class EventLog {
     }
   }
 
+  /**
+   * Whether any stream takes live output now. Command output's text is made only for one
+   * (decision 251): framing a transcript needs only its bytes.
+   */
+  get listening(): boolean {
+    return this.liveListeners.size > 0;
+  }
+
   /** Publishes live output to stream subscribers; nothing is stored. */
   live(chunk: LiveChunk): void {
     for (const l of this.liveListeners) {

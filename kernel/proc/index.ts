@@ -13,6 +13,7 @@ export {
 } from './capture.js';
 export { DiskLane, transcriptLane } from './disk-lane.js';
 export { type EnvironmentPolicy, resolveEnvironment } from './env.js';
+export { needsJsonEscape } from './json-clean.js';
 export { killMarked, MARK_VAR, markedPids, procMarkPrefix, signalMarked } from './marks.js';
 export { linesText, type OutputBatch, OutputLines } from './output-lines.js';
 export { OutputQueue, QUEUE_HOLD, SLICE_MS } from './output-pump.js';

@@ -14,6 +14,7 @@
  * stands (no `\r` dropped), unless it is empty.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
+import { needsJsonEscape } from './json-clean.js';
 
 const NL = 0x0a;
 const BACKSLASH = 0x5c;
@@ -22,8 +23,11 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 export interface OutputBatch {
   /** The transcript lines, each ending in `\n`. */
   bytes: Buffer;
-  /** The lines' texts joined with `\n` (live output, result tails). */
-  text: string;
+  /**
+   * The lines' texts joined with `\n` (live output). A batch framed from its bytes decodes this
+   * when it is first read (decision 251).
+   */
+  readonly text: string;
   /**
    * The output bytes those texts were decoded from (whole lines, a byte-order mark at the
    * stream's start dropped): `linesText(lines)` is `text` again. A result tail keeps these
@@ -61,8 +65,6 @@ function head(ts: string, phase: string, stream: string): string {
 export class OutputLines {
   private rest: Buffer | null = null;
   private atStart = true;
-  /** Whether the bytes `decode` was last given were valid UTF-8. */
-  private valid = true;
 
   constructor(
     private readonly phase: string,
@@ -104,23 +106,31 @@ export class OutputLines {
       this.atStart = false;
       if (b.subarray(0, 3).equals(BOM)) b = b.subarray(3);
     }
-    this.valid = true;
-    if (isAscii(b)) return b.toString('latin1');
-    if (isUtf8(b)) return b.toString('utf8');
-    this.valid = false;
-    return fallback.decode(b);
+    return decodeBytes(b);
   }
 
   /** `region`: whole lines, the last one ending in `\n`. */
   private encode(region: Buffer, ts: string): OutputBatch {
     const bomless = this.atStart && region.subarray(0, 3).equals(BOM) ? region.subarray(3) : region;
+    const h = head(ts, this.phase, this.stream);
+    // Typical output (logs, base64, build chatter) is framed from its bytes, never decoded: the
+    // text is made only if asked for (a live follower), from the same bytes (decision 251).
+    if ((isAscii(bomless) || isUtf8(bomless)) && !needsJsonEscape(bomless)) {
+      this.atStart = false;
+      let text: string | null = null;
+      return {
+        bytes: frameClean(bomless, h),
+        lines: bomless,
+        get text() {
+          text ??= linesText(bomless);
+          return text;
+        },
+      };
+    }
     const decoded = this.decode(region);
     // Lines' texts: one trailing \r dropped from each (`x\r\r\n` keeps one \r).
     const joined = decoded.includes('\r') ? decoded.replaceAll('\r\n', '\n') : decoded;
     const text = joined.slice(0, -1);
-    const h = head(ts, this.phase, this.stream);
-    const framed = this.valid && !NEEDS_ESCAPE.test(joined) ? frameClean(bomless, h) : null;
-    if (framed) return { bytes: framed, text, lines: bomless };
     let out: string;
     if (region.indexOf(BACKSLASH) < 0) {
       // Without a backslash in the text, every `\n` in its JSON escape is one of its newlines, so
@@ -138,9 +148,6 @@ const CR = 0x0d;
 const TAIL = Buffer.from('"}\n');
 /** Line ends of the chunk being framed, reused from chunk to chunk. */
 let ends = new Int32Array(2048);
-/** What JSON.stringify escapes in well-formed text (a \r left after dropping each line's last one). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding what JSON escapes is the point
-const NEEDS_ESCAPE = /[\x00-\x09\x0b-\x1f"\\]/;
 
 /**
  * The transcript lines of `lines` (whole lines of valid UTF-8 whose texts need no JSON escaping)
