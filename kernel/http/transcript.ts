@@ -7,6 +7,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { z } from 'zod';
+import { recentOf } from '../proc/index.js';
 import { TranscriptFiles } from './transcript-files.js';
 
 const nonNegative = z
@@ -79,7 +80,9 @@ export interface TranscriptPage {
  * to 4 MiB — the reply pulls the bytes as the client takes them, so a slow reader holds a
  * stream's buffer, not a page. The page's end (its last line end) is found first, reading back
  * from the end of the range a 64 KiB slice at a time; the file only grows, so the bytes before
- * it are the same when the stream reads them.
+ * it are the same when the stream reads them. A page inside the window a running step's writer
+ * keeps of its last writes (decision 252) is served from that memory instead: the same bytes,
+ * none of them read back.
  */
 export async function openTranscriptPage(
   files: TranscriptFiles,
@@ -88,12 +91,24 @@ export async function openTranscriptPage(
   live: boolean,
 ): Promise<TranscriptPage | null> {
   if (!path) return null;
+  const max = Math.min(q.limit ?? TRANSCRIPT_PAGE, TRANSCRIPT_PAGE);
+  // A running step's follower is usually just behind its writer: those bytes are still in memory.
+  const recent = q.tail === undefined ? recentOf(path)?.page(q.offset ?? 0, max) : null;
+  if (recent) {
+    const { chunks, length, nextOffset, size } = recent;
+    // Sent a slice at a time, as a page read from the file is: a page of megabytes written in
+    // one go held the event loop while the socket took it.
+    const body =
+      length <= STREAM_SLICE && chunks.length <= 1
+        ? (chunks[0] ?? Buffer.alloc(0))
+        : Readable.from(slices(chunks), { objectMode: false });
+    return { body, length, nextOffset, size };
+  }
   const lease = await files.acquire(path, live);
   if (!lease) return null;
   let handedOver = false;
   try {
     const { fh, size } = lease;
-    const max = Math.min(q.limit ?? TRANSCRIPT_PAGE, TRANSCRIPT_PAGE);
     let start = q.offset ?? 0;
     if (q.tail !== undefined) {
       start = Math.max(0, size - q.tail);
@@ -127,6 +142,12 @@ export async function openTranscriptPage(
   } finally {
     if (!handedOver) lease.release();
   }
+}
+
+/** `chunks` cut into pieces of at most `STREAM_SLICE` bytes. */
+function* slices(chunks: Buffer[]): Generator<Buffer> {
+  for (const c of chunks)
+    for (let at = 0; at < c.length; at += STREAM_SLICE) yield c.subarray(at, at + STREAM_SLICE);
 }
 
 /** The offset of the last `\n` in [from, to) of the file, or -1. */

@@ -29,3 +29,4 @@ export {
   startProcess,
 } from './spawn.js';
 export { TRANSCRIPT_HIGH_WATER, TranscriptWriter } from './transcript.js';
+export { RECENT_BYTES, RecentBytes, type RecentPage, recentOf } from './transcript-recent.js';

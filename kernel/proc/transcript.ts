@@ -21,9 +21,10 @@
  * the writer the same way. What was written before the error stays in the file. Every byte
  * reaches the disk through one method, `writeOut`.
  */
-import { close, mkdir, open, writev } from 'node:fs';
+import { close, fstat, mkdir, open, writev } from 'node:fs';
 import { dirname } from 'node:path';
 import { type DiskLane, transcriptLane } from './disk-lane.js';
+import { RecentBytes, registerWriter } from './transcript-recent.js';
 
 /** Queued bytes past which a producer should be held back (`pending`). */
 export const TRANSCRIPT_HIGH_WATER = 1024 * 1024;
@@ -43,6 +44,9 @@ export class TranscriptWriter {
   private idleWaiters: Array<() => void> = [];
   private openWaiters: Array<() => void> = [];
   private drainWaiters: Array<() => void> = [];
+  /** What the last writes put on disk, for followers (decision 252); null until the file is open. */
+  private window: RecentBytes | null = null;
+  private readonly unregister: () => void;
 
   constructor(
     readonly path: string,
@@ -54,10 +58,20 @@ export class TranscriptWriter {
     /** Where this writer's writes wait their turn (disk-lane.ts): every transcript's, by default. */
     private readonly lane: DiskLane = transcriptLane,
   ) {
+    this.unregister = registerWriter(path, this);
     mkdir(dirname(path), { recursive: true, mode: 0o700 }, (mkErr) => {
-      if (mkErr) return this.onOpen(mkErr, null);
-      open(path, 'a', 0o600, (err, fd) => this.onOpen(err, err ? null : fd));
+      if (mkErr) return this.onOpen(mkErr, null, 0);
+      open(path, 'a', 0o600, (err, fd) => {
+        if (err) return this.onOpen(err, null, 0);
+        // Where the first byte goes: a window's offsets are the file's (decision 252).
+        fstat(fd, (stErr, st) => this.onOpen(stErr, fd, stErr ? 0 : st.size));
+      });
     });
+  }
+
+  /** The bytes the last writes put on disk, while the writer is open and healthy (decision 252). */
+  recent(): RecentBytes | null {
+    return this.failed ? null : this.window;
   }
 
   get bytes(): number {
@@ -139,6 +153,9 @@ export class TranscriptWriter {
     await this.flushed();
     const fd = this.fd;
     this.fd = null;
+    // Followers read the file from here on; what the window held is all in it.
+    this.unregister();
+    this.window = null;
     if (fd !== null) await new Promise<void>((r) => close(fd, () => r()));
   }
 
@@ -180,10 +197,11 @@ export class TranscriptWriter {
     this.onLatch?.();
   }
 
-  private onOpen(err: NodeJS.ErrnoException | null, fd: number | null): void {
+  private onOpen(err: NodeJS.ErrnoException | null, fd: number | null, size: number): void {
     this.opening = false;
     for (const w of this.openWaiters.splice(0)) w();
     if (err || fd === null) {
+      if (fd !== null) close(fd, () => {});
       this.fail(err ?? new Error('open failed'));
       return;
     }
@@ -192,6 +210,7 @@ export class TranscriptWriter {
       return;
     }
     this.fd = fd;
+    this.window = new RecentBytes(size);
     this.pump();
   }
 
@@ -229,6 +248,8 @@ export class TranscriptWriter {
       this.writeOut(fd, batch).then(
         (n) => {
           done();
+          // On disk now: a follower may be given these bytes without reading the file.
+          if (!this.failed) this.window?.append(batch);
           this.written(fd, n, null);
         },
         (err: NodeJS.ErrnoException) => {
@@ -294,6 +315,8 @@ export class TranscriptWriter {
   private fail(err: NodeJS.ErrnoException): void {
     if (this.failed) return;
     this.failed = err;
+    this.unregister();
+    this.window = null;
     this.queue = [];
     this.waiting = 0;
     const fd = this.fd;

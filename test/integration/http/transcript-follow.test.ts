@@ -1,7 +1,9 @@
 // Issue 22 point 4 (decision 243): following a transcript keeps the file of a running step open
 // between polls instead of opening it for each page, and streams large pages from the file. The
 // bytes served stay the file's bytes, every page ends at a line end, no descriptor leaks, and a
-// reader that stops reading holds the daemon to a stream's buffer, not a whole page.
+// reader that stops reading holds the daemon to a stream's buffer, not a whole page. A follower
+// just behind a running step's writer is served what the writer just wrote, from memory
+// (decision 252): the same pages, without reading the file back.
 import {
   appendFileSync,
   readdirSync,
@@ -20,6 +22,7 @@ import {
   type TranscriptPage,
 } from '../../../kernel/http/transcript.js';
 import { TranscriptFiles } from '../../../kernel/http/transcript-files.js';
+import { recentOf, TranscriptWriter } from '../../../kernel/proc/index.js';
 import { buildTestApp } from '../../support/app.js';
 import { addProject, commandWorkflow, createTask, waitState } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
@@ -267,4 +270,49 @@ describe('following a transcript', () => {
     const file = readFileSync(join(t.paths.transcriptsDir, String(task.id), '0-1.jsonl'));
     expect(Buffer.concat(got).equals(file)).toBe(true);
   }, 60_000);
+
+  it('serves a follower just behind a running writer from what it wrote: the file’s pages, none read back', async () => {
+    const path = join(tempDir(), 'live', '0-1.jsonl');
+    const w = new TranscriptWriter(path, 0);
+    await w.opened();
+    const files = new TranscriptFiles();
+    onTestFinished(() => files.close());
+    let offset = 0;
+    const got: Buffer[] = [];
+    for (let i = 0; i < 200; i++) {
+      w.writeLines(
+        Buffer.from(
+          Array.from({ length: 1 + (i % 7) }, (_, k) => line(i * 10 + k, 30 + 97 * k)).join(''),
+        ),
+      );
+      if (i % 3 === 0) await w.flushed();
+      // Limits that cut inside a write, and pages that take several writes.
+      const limit = [100, 700, 5000, 1 << 20][i % 4] as number;
+      const page = await openTranscriptPage(files, path, { offset, limit }, true);
+      if (!page) throw new Error('no page');
+      const body = await bytesOf(page);
+      const file = readFileSync(path);
+      const range = file.subarray(offset, offset + limit);
+      const whole = range.subarray(0, range.lastIndexOf(0x0a) + 1);
+      // Everything written is on disk: the page is the file's. Writes still in flight: the
+      // page may stop before them, but it is the file's bytes and ends at a line end.
+      if (i % 3 === 0) expect(body.toString('latin1')).toBe(whole.toString('latin1'));
+      else expect(whole.subarray(0, body.length).equals(body)).toBe(true);
+      if (body.length > 0) expect(body.at(-1)).toBe(0x0a);
+      got.push(body);
+      offset = page.nextOffset;
+    }
+    await w.flushed();
+    // The file moved away (and no handle of it is kept): a page still comes, from memory, with
+    // the bytes that were written.
+    renameSync(path, `${path}.moved`);
+    const rest = await openTranscriptPage(new TranscriptFiles(), path, { offset }, false);
+    expect(rest && (await bytesOf(rest)).length).toBe(w.bytes - offset);
+    got.push(rest ? await bytesOf(rest) : Buffer.alloc(0));
+    expect(Buffer.concat(got).equals(readFileSync(`${path}.moved`))).toBe(true);
+    // Closed: nothing is kept, and pages come from the file (gone from the path now).
+    await w.close();
+    expect(recentOf(path)).toBeNull();
+    expect(await readTranscript(path, { offset })).toBeNull();
+  });
 });
