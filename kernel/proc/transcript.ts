@@ -61,10 +61,16 @@ export class TranscriptWriter {
     this.unregister = registerWriter(path, this);
     mkdir(dirname(path), { recursive: true, mode: 0o700 }, (mkErr) => {
       if (mkErr) return this.onOpen(mkErr, null, 0);
-      open(path, 'a', 0o600, (err, fd) => {
-        if (err) return this.onOpen(err, null, 0);
-        // Where the first byte goes: a window's offsets are the file's (decision 252).
-        fstat(fd, (stErr, st) => this.onOpen(stErr, fd, stErr ? 0 : st.size));
+      // A new file (every attempt's is): its first byte goes at 0. One already there is
+      // appended to, and the window's offsets start at its size (decision 252) — read only then,
+      // so a step's start waits for no extra call.
+      open(path, 'ax', 0o600, (err, fd) => {
+        if (!err) return this.onOpen(null, fd, 0);
+        if (err.code !== 'EEXIST') return this.onOpen(err, null, 0);
+        open(path, 'a', 0o600, (err2, fd2) => {
+          if (err2) return this.onOpen(err2, null, 0);
+          fstat(fd2, (stErr, st) => this.onOpen(stErr, fd2, stErr ? 0 : st.size));
+        });
       });
     });
   }

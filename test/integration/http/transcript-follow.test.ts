@@ -315,4 +315,31 @@ describe('following a transcript', () => {
     expect(recentOf(path)).toBeNull();
     expect(await readTranscript(path, { offset })).toBeNull();
   });
+
+  it('serves a writer appending to a file already there at the file’s own offsets', async () => {
+    const path = join(tempDir(), 'again.jsonl');
+    const before = `${line(1, 50)}${line(2, 70)}`;
+    writeFileSync(path, before);
+    const w = new TranscriptWriter(path, 0);
+    await w.opened();
+    const files = new TranscriptFiles();
+    onTestFinished(() => files.close());
+    // A follower asks at the end, then the writer writes: its bytes sit after the old ones.
+    expect((await openTranscriptPage(files, path, { offset: before.length }, true))?.length).toBe(
+      0,
+    );
+    w.writeLines(Buffer.from(`${line(3, 40)}${line(4, 90)}`));
+    await w.flushed();
+    renameSync(path, `${path}.moved`);
+    const page = await openTranscriptPage(
+      new TranscriptFiles(),
+      path,
+      { offset: before.length },
+      false,
+    );
+    const body = page ? await bytesOf(page) : Buffer.alloc(0);
+    expect(body.toString()).toBe(`${line(3, 40)}${line(4, 90)}`);
+    expect(page?.nextOffset).toBe(readFileSync(`${path}.moved`).length);
+    await w.close();
+  });
 });
