@@ -11,7 +11,7 @@ export {
   capture,
   DEFAULT_CAPTURE_BYTES,
 } from './capture.js';
-export { DiskLane, transcriptLane } from './disk-lane.js';
+export { DiskLane } from './disk-lane.js';
 export { type EnvironmentPolicy, resolveEnvironment } from './env.js';
 export { needsJsonEscape } from './json-clean.js';
 export { killMarked, MARK_VAR, markedPids, procMarkPrefix, signalMarked } from './marks.js';
@@ -29,4 +29,4 @@ export {
   startProcess,
 } from './spawn.js';
 export { TRANSCRIPT_HIGH_WATER, TranscriptWriter } from './transcript.js';
-export { RECENT_BYTES, RecentBytes, type RecentPage, recentOf } from './transcript-recent.js';
+export { RecentBytes, recentOf } from './transcript-recent.js';

@@ -8,7 +8,7 @@
  */
 
 /** At most this much is kept for followers: the longest page (`TRANSCRIPT_PAGE`). */
-export const RECENT_BYTES = 4 * 1024 * 1024;
+const RECENT_BYTES = 4 * 1024 * 1024;
 
 const NL = 0x0a;
 
@@ -115,16 +115,16 @@ export class RecentBytes {
   }
 }
 
-/** Writers open now, by path: where a page of a running step's transcript is looked for first. */
-const open = new Map<string, { recent(): RecentBytes | null }>();
+/** The windows of the writers open now, by path: where a running step's page is looked for first. */
+const open = new Map<string, RecentBytes>();
 
-/** The window of the writer writing `path`, when one is open and knows where its bytes go. */
+/** The window of the writer writing `path`, when one is open. */
 export function recentOf(path: string): RecentBytes | null {
-  return open.get(path)?.recent() ?? null;
+  return open.get(path) ?? null;
 }
 
-/** Called by a writer: it is writing `path` from now on (`recent` answers null until it knows). */
-export function registerWriter(path: string, w: { recent(): RecentBytes | null }): () => void {
+/** Called by a writer once its file is open: `path`'s pages may come from `w` until the returned call. */
+export function registerWindow(path: string, w: RecentBytes): () => void {
   open.set(path, w);
   return () => {
     if (open.get(path) === w) open.delete(path);

@@ -24,7 +24,7 @@
 import { close, fstat, mkdir, open, writev } from 'node:fs';
 import { dirname } from 'node:path';
 import { type DiskLane, transcriptLane } from './disk-lane.js';
-import { RecentBytes, registerWriter } from './transcript-recent.js';
+import { RecentBytes, registerWindow } from './transcript-recent.js';
 
 /** Queued bytes past which a producer should be held back (`pending`). */
 export const TRANSCRIPT_HIGH_WATER = 1024 * 1024;
@@ -44,9 +44,12 @@ export class TranscriptWriter {
   private idleWaiters: Array<() => void> = [];
   private openWaiters: Array<() => void> = [];
   private drainWaiters: Array<() => void> = [];
-  /** What the last writes put on disk, for followers (decision 252); null until the file is open. */
+  /**
+   * What the last writes put on disk, for followers (decision 252): from the file's opening to the
+   * writer's closing or failing, registered under `path` for the transcript routes to find.
+   */
   private window: RecentBytes | null = null;
-  private readonly unregister: () => void;
+  private unregister = () => {};
 
   constructor(
     readonly path: string,
@@ -58,7 +61,6 @@ export class TranscriptWriter {
     /** Where this writer's writes wait their turn (disk-lane.ts): every transcript's, by default. */
     private readonly lane: DiskLane = transcriptLane,
   ) {
-    this.unregister = registerWriter(path, this);
     mkdir(dirname(path), { recursive: true, mode: 0o700 }, (mkErr) => {
       if (mkErr) return this.onOpen(mkErr, null, 0);
       // A new file (every attempt's is): its first byte goes at 0. One already there is
@@ -73,11 +75,6 @@ export class TranscriptWriter {
         });
       });
     });
-  }
-
-  /** The bytes the last writes put on disk, while the writer is open and healthy (decision 252). */
-  recent(): RecentBytes | null {
-    return this.failed ? null : this.window;
   }
 
   get bytes(): number {
@@ -217,6 +214,7 @@ export class TranscriptWriter {
     }
     this.fd = fd;
     this.window = new RecentBytes(size);
+    this.unregister = registerWindow(this.path, this.window);
     this.pump();
   }
 
@@ -255,7 +253,7 @@ export class TranscriptWriter {
         (n) => {
           done();
           // On disk now: a follower may be given these bytes without reading the file.
-          if (!this.failed) this.window?.append(batch);
+          this.window?.append(batch);
           this.written(fd, n, null);
         },
         (err: NodeJS.ErrnoException) => {
