@@ -3,10 +3,15 @@
 // a file system error is reported, never thrown; disk-full mode (decision 180) stops a writer at
 // its next line and its next write, whatever was queued. Writers share a lane (decision 251): one
 // write at a time across every transcript, what waits going out together.
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DiskLane, TRANSCRIPT_HIGH_WATER, TranscriptWriter } from '../../../kernel/proc/index.js';
+import {
+  DiskLane,
+  recentOf,
+  TRANSCRIPT_HIGH_WATER,
+  TranscriptWriter,
+} from '../../../kernel/proc/index.js';
 import { tempDir } from '../../support/tmp.js';
 
 const line = (i: number, width = 40) => `${JSON.stringify({ i, text: 'x'.repeat(width) })}\n`;
@@ -74,6 +79,21 @@ describe('transcript writer', () => {
     await t.close();
   });
 
+  it('reports a path already there that cannot be appended to (a directory), once', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, '0-1.jsonl'));
+    const failures: string[] = [];
+    const t = new TranscriptWriter(join(dir, '0-1.jsonl'), 0, undefined, (err) =>
+      failures.push(err.code ?? ''),
+    );
+    t.write('a');
+    await t.flushed();
+    expect(t.failure?.code).toBe('EISDIR');
+    expect(failures).toEqual(['EISDIR']);
+    expect(t.write('b')).toBeNull();
+    await t.close();
+  });
+
   it('reports a full disk (ENOSPC) without throwing', async () => {
     const dir = tempDir();
     symlinkSync('/dev/full', join(dir, 'full.jsonl'));
@@ -83,6 +103,8 @@ describe('transcript writer', () => {
     await t.flushed();
     expect(t.failure?.code).toBe('ENOSPC');
     expect(failed).toBe(1);
+    // A failed writer's followers read the file: nothing of it is served from memory.
+    expect(recentOf(t.path)).toBeNull();
     expect(t.writeLines(Buffer.from('x\n'))).toBeNull();
     await t.close();
   });
