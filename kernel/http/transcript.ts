@@ -96,11 +96,14 @@ export async function openTranscriptPage(
   const recent = q.tail === undefined ? recentOf(path)?.page(q.offset ?? 0, max) : null;
   if (recent) {
     const { chunks, length, nextOffset, size } = recent;
-    // Sent a slice at a time, as a page read from the file is: a page of megabytes written in
-    // one go held the event loop while the socket took it.
+    // A small page is one buffer; a larger one is sent a slice at a time, as a page read from
+    // the file is (a page of megabytes written in one go held the event loop while the socket
+    // took it). A writer's chunks can be single lines (an agent's stream): slices join them.
     const body =
-      length <= STREAM_SLICE && chunks.length <= 1
-        ? (chunks[0] ?? Buffer.alloc(0))
+      length <= STREAM_SLICE
+        ? chunks.length === 1
+          ? (chunks[0] as Buffer)
+          : Buffer.concat(chunks, length)
         : Readable.from(slices(chunks), { objectMode: false });
     return { body, length, nextOffset, size };
   }
@@ -144,10 +147,23 @@ export async function openTranscriptPage(
   }
 }
 
-/** `chunks` cut into pieces of at most `STREAM_SLICE` bytes. */
+/** The bytes of `chunks` in pieces of at most `STREAM_SLICE`: large chunks cut, small ones joined. */
 function* slices(chunks: Buffer[]): Generator<Buffer> {
-  for (const c of chunks)
-    for (let at = 0; at < c.length; at += STREAM_SLICE) yield c.subarray(at, at + STREAM_SLICE);
+  let group: Buffer[] = [];
+  let bytes = 0;
+  for (const c of chunks) {
+    for (let at = 0; at < c.length; at += STREAM_SLICE) {
+      const piece = c.subarray(at, at + STREAM_SLICE);
+      if (bytes + piece.length > STREAM_SLICE) {
+        yield group.length === 1 ? (group[0] as Buffer) : Buffer.concat(group, bytes);
+        group = [];
+        bytes = 0;
+      }
+      group.push(piece);
+      bytes += piece.length;
+    }
+  }
+  if (bytes > 0) yield group.length === 1 ? (group[0] as Buffer) : Buffer.concat(group, bytes);
 }
 
 /** The offset of the last `\n` in [from, to) of the file, or -1. */

@@ -342,4 +342,31 @@ describe('following a transcript', () => {
     expect(page?.nextOffset).toBe(readFileSync(`${path}.moved`).length);
     await w.close();
   });
+
+  it('sends a page of an agent’s single-line writes in slices of at most 256 KiB, not a write a line', async () => {
+    const path = join(tempDir(), 'agent', '0-1.jsonl');
+    const w = new TranscriptWriter(path, 0);
+    await w.opened();
+    const files = new TranscriptFiles();
+    onTestFinished(() => files.close());
+    expect((await openTranscriptPage(files, path, { offset: 0 }, true))?.length).toBe(0);
+    // An agent's stream is written a line at a time: each line is its own buffer in the window.
+    for (let i = 0; i < 20_000; i++) w.write(line(i, 100).trimEnd());
+    await w.flushed();
+    const page = await openTranscriptPage(files, path, { offset: 0 }, true);
+    if (!page || Buffer.isBuffer(page.body)) throw new Error('expected a streamed page');
+    const pieces: Buffer[] = [];
+    for await (const piece of page.body) pieces.push(piece as Buffer);
+    expect(pieces.length).toBe(Math.ceil(page.length / (256 * 1024)));
+    for (const p of pieces) expect(p.length).toBeLessThanOrEqual(256 * 1024);
+    expect(Buffer.concat(pieces).equals(readFileSync(path))).toBe(true);
+    // A small page of many lines is one buffer.
+    const small = await openTranscriptPage(files, path, { offset: 0, limit: 1000 }, true);
+    expect(
+      small &&
+        Buffer.isBuffer(small.body) &&
+        small.body.equals(readFileSync(path).subarray(0, 1000)),
+    ).toBe(true);
+    await w.close();
+  });
 });
