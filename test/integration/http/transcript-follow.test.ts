@@ -42,6 +42,16 @@ async function bytesOf(page: TranscriptPage): Promise<Buffer> {
 /** A line of `n` bytes with its newline, numbered so a misplaced byte range shows. */
 const line = (i: number, n: number) => `${String(i).padStart(8, '0')}${'x'.repeat(n - 9)}\n`;
 
+/** A transcript writer on a fresh file, open, and the follower's kept files, closed after the test. */
+async function openWriter() {
+  const path = join(tempDir(), 'run', '0-1.jsonl');
+  const w = new TranscriptWriter(path, 0);
+  await w.opened();
+  const files = new TranscriptFiles();
+  onTestFinished(() => files.close());
+  return { path, w, files };
+}
+
 describe('following a transcript', () => {
   it('keeps one descriptor across 1,000 polls of a growing file, and gets every byte', async () => {
     const path = join(tempDir(), '0-1.jsonl');
@@ -272,11 +282,7 @@ describe('following a transcript', () => {
   }, 60_000);
 
   it('serves a follower just behind a running writer from what it wrote: the file’s pages, none read back', async () => {
-    const path = join(tempDir(), 'live', '0-1.jsonl');
-    const w = new TranscriptWriter(path, 0);
-    await w.opened();
-    const files = new TranscriptFiles();
-    onTestFinished(() => files.close());
+    const { path, w, files } = await openWriter();
     let offset = 0;
     const got: Buffer[] = [];
     for (let i = 0; i < 200; i++) {
@@ -344,11 +350,7 @@ describe('following a transcript', () => {
   });
 
   it('sends a page of an agent’s single-line writes in slices of at most 256 KiB, not a write a line', async () => {
-    const path = join(tempDir(), 'agent', '0-1.jsonl');
-    const w = new TranscriptWriter(path, 0);
-    await w.opened();
-    const files = new TranscriptFiles();
-    onTestFinished(() => files.close());
+    const { path, w, files } = await openWriter();
     expect((await openTranscriptPage(files, path, { offset: 0 }, true))?.length).toBe(0);
     // An agent's stream is written a line at a time: each line is its own buffer in the window.
     for (let i = 0; i < 20_000; i++) w.write(line(i, 100).trimEnd());
