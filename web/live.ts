@@ -163,13 +163,26 @@ export class Live {
     const to = String(e.payload.to ?? '');
     if (!NEEDS_YOU.has(to) || !this.notifying || e.task_id === null) return;
     const id = e.task_id;
-    const title = this.tasks.get(id)?.title ?? `task ${id}`;
     const why =
       to === 'awaiting_gate'
         ? 'waits for your approval'
         : to === 'awaiting_input'
           ? 'has a question for you'
           : 'is blocked';
+    const title = this.tasks.get(id)?.title;
+    if (title !== undefined) {
+      this.notify(id, why, title);
+      return;
+    }
+    // A task created a moment ago can reach its gate before the board has read it: its title is
+    // read first, so the notification names it.
+    void this.api.get<TaskRow>(`/v1/tasks/${id}`).then(
+      (t) => this.notify(id, why, t.title),
+      () => this.notify(id, why, `task ${id}`),
+    );
+  }
+
+  private notify(id: number, why: string, title: string): void {
     const n = new Notification(`#${id} ${why}`, { body: title, tag: `svc-task-${id}` });
     n.onclick = () => {
       window.focus();

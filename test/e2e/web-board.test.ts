@@ -166,6 +166,11 @@ describe.skipIf(skip)(
       await signIn(page, app);
       await page.getByRole('button', { name: 'Notify me' }).click();
       await page.getByRole('button', { name: 'Notifications on' }).waitFor();
+      // The board reads a new task's row a moment after its events: slowed here, the task is at
+      // its gate before the board knows its title, and the notification must still name it.
+      await page.route(/\/v1\/tasks\/\d+$/, (route) => {
+        setTimeout(() => void route.continue(), 600);
+      });
       const task = await createTask(app.t, {
         project_id: project.id,
         title: 'Ping me',
