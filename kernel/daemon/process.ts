@@ -4,12 +4,13 @@
  */
 
 /**
- * Node flags the daemon process runs with (`svc daemon start`, `npm start`). V8 grows its young
- * generation to 2 × 16 MB while modules load and keeps it; capped at 2 × 2 MB the idle daemon's RSS
- * is about 13 MB smaller, with no measurable cost to start-up or throughput (docs/performance.md).
- * A foreground `svc daemon run` gets the same with NODE_OPTIONS=--max-semi-space-size=2.
+ * Node flags the daemon process runs with (`svc daemon start`, `npm start`): none, and no V8 flag
+ * may be added here (decision 253). Node ships its built-in modules with a V8 code cache that is
+ * only valid for V8's default flags: any V8 flag on the command line — `--max-semi-space-size=2`,
+ * which the daemon ran with for a smaller young generation, included — makes Node compile every
+ * built-in it loads from source, about 45 ms of each cold start on a 2-core host.
  */
-export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+export const DAEMON_NODE_FLAGS: readonly string[] = [];
 
 /** {data_dir}/daemon.json: how clients find a running daemon. */
 export interface DaemonJson {

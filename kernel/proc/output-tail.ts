@@ -2,9 +2,9 @@
  * The end of a process's output, for a step's result (`tail`, `stderr_tail`), kept as the bytes
  * the lines came from and decoded only when the process has ended (issue 22 point 4, decision
  * 246). Keeping the last chunks' texts instead meant every running process held two or three
- * strings of 64 KiB alive across garbage collections: under the daemon's 2 MiB young generation
- * (`--max-semi-space-size=2`) each scavenge copied them, a few milliseconds each, hundreds of times
- * a run. Bytes live outside the JavaScript heap and cost a scavenge nothing.
+ * strings of 64 KiB alive across garbage collections, and each scavenge copied them, a few
+ * milliseconds each, hundreds of times a run (the daemon then ran with a 2 MiB young generation).
+ * Bytes live outside the JavaScript heap and cost a scavenge nothing.
  */
 import { linesText, type OutputBatch } from './output-lines.js';
 

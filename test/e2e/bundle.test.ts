@@ -156,6 +156,46 @@ describe.skipIf(
     expect(loaded.filter((m) => /^NativeModule (https|http2|tls|_tls_wrap)$/.test(m))).toEqual([]);
   });
 
+  it('answers its first request with every Node built-in it loaded compiled from the code cache Node ships', async () => {
+    // Node's built-ins carry a code cache valid only for V8's default flags: one V8 flag among the
+    // daemon's (it ran with --max-semi-space-size=2) and each is compiled from source, ~45 ms of
+    // every start (decision 253). --expose-internals is Node's own flag and leaves V8's alone.
+    const root = copyOfBuild();
+    const listed = join(root, 'cache-usage.json');
+    const probe = join(root, 'probe.mjs');
+    writeFileSync(
+      probe,
+      [
+        "import { writeFileSync } from 'node:fs';",
+        "import http from 'node:http';",
+        "import { createRequire } from 'node:module';",
+        "const { internalBinding } = createRequire(import.meta.url)('internal/test/binding');",
+        'const emit = http.Server.prototype.emit;',
+        'http.Server.prototype.emit = function (event, ...args) {',
+        "  if (event === 'request') {",
+        "    const u = internalBinding('builtins').getCacheUsage();",
+        '    const names = (s) => [...(s ?? [])];',
+        `    writeFileSync(${JSON.stringify(listed)}, JSON.stringify({ with: names(u.compiledWithCache), without: names(u.compiledWithoutCache) }));`,
+        '  }',
+        '  return emit.call(this, event, ...args);',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    const configDir = join(root, 'config');
+    mkdirSync(configDir, { recursive: true, mode: 0o700 });
+    const daemon = await startIn(root, join(root, 'data'), configDir, [
+      '--expose-internals',
+      '--import',
+      probe,
+    ]);
+    expect(await daemon.get<{ status: string }>('/v1/health')).toMatchObject({ status: 'ok' });
+    await daemon.stop();
+    const usage = JSON.parse(readFileSync(listed, 'utf8')) as { with: string[]; without: string[] };
+    expect(usage.with).toContain('http');
+    expect(usage.without).toEqual([]);
+  });
+
   it('holds every built-in plugin, loads a plugins: entry from disk, and caches its compiled code', async () => {
     const root = copyOfBuild();
     const dataDir = join(root, 'data');
