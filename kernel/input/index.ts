@@ -20,7 +20,7 @@ export {
   summarizeFindings,
   valueAt,
 } from './findings.js';
-export { parseId, parseWith } from './parse.js';
+export { idOrNull, parseId, parseWith } from './parse.js';
 export {
   BRANCH_BYTES,
   branchField,

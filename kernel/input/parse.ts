@@ -18,12 +18,18 @@ export function parseWith<S extends z.ZodType>(
   });
 }
 
+/** A positive integer id from a path parameter, or null for anything else. */
+export function idOrNull(raw: string | undefined): number | null {
+  return raw && /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : null;
+}
+
 /** A positive integer id from a path parameter; anything else is 404, as an unknown id would be. */
 export function parseId(raw: string | undefined, what: string): number {
-  if (!raw || !/^[1-9]\d{0,15}$/.test(raw))
+  const id = idOrNull(raw);
+  if (id === null)
     throw new SvcError(
       'not_found',
       `${what} ${raw ?? ''} not found (${what} ids are positive integers)`,
     );
-  return Number(raw);
+  return id;
 }

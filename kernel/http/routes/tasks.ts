@@ -15,7 +15,7 @@ import {
   TaskListQuerySchema,
 } from '../../engine/index.js';
 import { SvcError } from '../../errors.js';
-import { parseId, parseWith } from '../../input/index.js';
+import { idOrNull, parseId, parseWith } from '../../input/index.js';
 import type { Services } from '../../services.js';
 import { LARGE_BODY_LIMIT } from '../body.js';
 import { JSON_UTF8, jsonArrayBody } from '../json-array.js';
@@ -91,11 +91,17 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
     '/v1/tasks/:id/steps/:run/transcript',
     async (req, reply) => {
       const id = parseId(req.params.id, 'task');
-      s.engine.get(id);
-      const runId = parseId(req.params.run, 'step run');
-      const row = s.engine.runs.get(runId);
-      if (!row || row.task_id !== id)
+      // A follower asks this many times a second while its step runs. The run's row is enough
+      // when it belongs to the task (a task's runs go with it); the task's row is read only to
+      // word the 404, in the order the checks have always been made.
+      const known = idOrNull(req.params.run);
+      const row = known === null ? undefined : s.engine.runs.get(known);
+      if (!row || row.task_id !== id) {
+        s.engine.get(id);
+        const runId = parseId(req.params.run, 'step run');
         throw new SvcError('not_found', `step run ${runId} not found on task ${id}`);
+      }
+      const runId = row.id;
       const { format, ...query } = (req.query ?? {}) as Record<string, unknown>;
       const q = parseWith(TranscriptQuerySchema, query, 'query');
       // ?format=events: an agent's raw stream lines as normalized events (decision 207).

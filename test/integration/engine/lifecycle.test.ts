@@ -108,6 +108,32 @@ steps:
     expect((await t.api('GET', `/v1/tasks/${task.id}/steps/999/transcript`)).statusCode).toBe(404);
   });
 
+  it('says which of task and step run a transcript request names wrongly, task first', async () => {
+    const t = await buildTestApp();
+    const { project } = await addProject(t, { one: commandWorkflow('one', 'echo hi') });
+    const a = await createTask(t, { project_id: project.id, title: 'a', workflow: 'one' });
+    const b = await createTask(t, { project_id: project.id, title: 'b', workflow: 'one' });
+    await waitState(t, a.id, 'done');
+    await waitState(t, b.id, 'done');
+    const [runA] = await t.json<StepJson[]>('GET', `/v1/tasks/${a.id}/steps`);
+    const miss = async (path: string) => {
+      const res = await t.api('GET', path);
+      expect(res.statusCode, path).toBe(404);
+      return (JSON.parse(res.body) as { error: { message: string } }).error.message;
+    };
+    expect(await miss(`/v1/tasks/9999/steps/${runA?.id}/transcript`)).toMatch(/^task 9999 /);
+    expect(await miss(`/v1/tasks/9999/steps/x/transcript`)).toMatch(/^task 9999 /);
+    expect(await miss(`/v1/tasks/${a.id}/steps/x/transcript`)).toBe(
+      'step run x not found (step run ids are positive integers)',
+    );
+    expect(await miss(`/v1/tasks/${b.id}/steps/${runA?.id}/transcript`)).toBe(
+      `step run ${runA?.id} not found on task ${b.id}`,
+    );
+    expect((await t.api('GET', `/v1/tasks/${a.id}/steps/${runA?.id}/transcript`)).statusCode).toBe(
+      200,
+    );
+  });
+
   it('passes the SVC_* variables and never splices a user value into the shell line', async () => {
     const t = await buildTestApp();
     const { project } = await addProject(t, {
