@@ -84,6 +84,36 @@ async function startIn(root: string, dataDir: string, configDir: string, flags: 
   return { pid, codeCache: listening.code_cache, get, stop };
 }
 
+/**
+ * Starts a copy of the build with `flags` and a probe that records `expression` (evaluated in an
+ * ES module that has `createRequire`) when the daemon's first request arrives; returns its value.
+ */
+async function atFirstAnswer(expression: string, flags: string[] = []): Promise<unknown> {
+  const root = copyOfBuild();
+  const recorded = join(root, 'recorded.json');
+  const probe = join(root, 'probe.mjs');
+  writeFileSync(
+    probe,
+    [
+      "import { writeFileSync } from 'node:fs';",
+      "import http from 'node:http';",
+      "import { createRequire } from 'node:module';",
+      'const emit = http.Server.prototype.emit;',
+      'http.Server.prototype.emit = function (event, ...args) {',
+      `  if (event === 'request') writeFileSync(${JSON.stringify(recorded)}, JSON.stringify(${expression}));`,
+      '  return emit.call(this, event, ...args);',
+      '};',
+      '',
+    ].join('\n'),
+  );
+  const configDir = join(root, 'config');
+  mkdirSync(configDir, { recursive: true, mode: 0o700 });
+  const daemon = await startIn(root, join(root, 'data'), configDir, [...flags, '--import', probe]);
+  expect(await daemon.get<{ status: string }>('/v1/health')).toMatchObject({ status: 'ok' });
+  await daemon.stop();
+  return JSON.parse(readFileSync(recorded, 'utf8'));
+}
+
 describe.skipIf(
   skipUnlessCi(!BUILT && 'dist/ is not built (npm run build)', 'the single-file build'),
 )('the single-file build', () => {
@@ -130,28 +160,7 @@ describe.skipIf(
   it('answers its first request without loading TLS or HTTP/2, which a loopback HTTP/1.1 daemon never uses', async () => {
     // fastify's server module requires both as it loads; the build makes them load on first use
     // (decision 249), ~20 ms of every start.
-    const root = copyOfBuild();
-    const listed = join(root, 'loaded.json');
-    const probe = join(root, 'probe.mjs');
-    writeFileSync(
-      probe,
-      [
-        "import { writeFileSync } from 'node:fs';",
-        "import http from 'node:http';",
-        'const emit = http.Server.prototype.emit;',
-        'http.Server.prototype.emit = function (event, ...args) {',
-        `  if (event === 'request') writeFileSync(${JSON.stringify(listed)}, JSON.stringify(process.moduleLoadList));`,
-        '  return emit.call(this, event, ...args);',
-        '};',
-        '',
-      ].join('\n'),
-    );
-    const configDir = join(root, 'config');
-    mkdirSync(configDir, { recursive: true, mode: 0o700 });
-    const daemon = await startIn(root, join(root, 'data'), configDir, ['--import', probe]);
-    expect(await daemon.get<{ status: string }>('/v1/health')).toMatchObject({ status: 'ok' });
-    await daemon.stop();
-    const loaded = JSON.parse(readFileSync(listed, 'utf8')) as string[];
+    const loaded = (await atFirstAnswer('process.moduleLoadList')) as string[];
     expect(loaded).toContain('NativeModule http');
     expect(loaded.filter((m) => /^NativeModule (https|http2|tls|_tls_wrap)$/.test(m))).toEqual([]);
   });
@@ -160,38 +169,10 @@ describe.skipIf(
     // Node's built-ins carry a code cache valid only for V8's default flags: one V8 flag among the
     // daemon's (it ran with --max-semi-space-size=2) and each is compiled from source, ~45 ms of
     // every start (decision 253). --expose-internals is Node's own flag and leaves V8's alone.
-    const root = copyOfBuild();
-    const listed = join(root, 'cache-usage.json');
-    const probe = join(root, 'probe.mjs');
-    writeFileSync(
-      probe,
-      [
-        "import { writeFileSync } from 'node:fs';",
-        "import http from 'node:http';",
-        "import { createRequire } from 'node:module';",
-        "const { internalBinding } = createRequire(import.meta.url)('internal/test/binding');",
-        'const emit = http.Server.prototype.emit;',
-        'http.Server.prototype.emit = function (event, ...args) {',
-        "  if (event === 'request') {",
-        "    const u = internalBinding('builtins').getCacheUsage();",
-        '    const names = (s) => [...(s ?? [])];',
-        `    writeFileSync(${JSON.stringify(listed)}, JSON.stringify({ with: names(u.compiledWithCache), without: names(u.compiledWithoutCache) }));`,
-        '  }',
-        '  return emit.call(this, event, ...args);',
-        '};',
-        '',
-      ].join('\n'),
-    );
-    const configDir = join(root, 'config');
-    mkdirSync(configDir, { recursive: true, mode: 0o700 });
-    const daemon = await startIn(root, join(root, 'data'), configDir, [
-      '--expose-internals',
-      '--import',
-      probe,
-    ]);
-    expect(await daemon.get<{ status: string }>('/v1/health')).toMatchObject({ status: 'ok' });
-    await daemon.stop();
-    const usage = JSON.parse(readFileSync(listed, 'utf8')) as { with: string[]; without: string[] };
+    const usage = (await atFirstAnswer(
+      "((u) => ({ with: [...(u.compiledWithCache ?? [])], without: [...(u.compiledWithoutCache ?? [])] }))(createRequire(import.meta.url)('internal/test/binding').internalBinding('builtins').getCacheUsage())",
+      ['--expose-internals'],
+    )) as { with: string[]; without: string[] };
     expect(usage.with).toContain('http');
     expect(usage.without).toEqual([]);
   });
