@@ -169,20 +169,12 @@ export class Live {
         : to === 'awaiting_input'
           ? 'has a question for you'
           : 'is blocked';
-    const title = this.tasks.get(id)?.title;
-    if (title !== undefined) {
-      this.notify(id, why, title);
-      return;
-    }
-    // A task created a moment ago can reach its gate before the board has read it: its title is
-    // read first, so the notification names it.
-    void this.api.get<TaskRow>(`/v1/tasks/${id}`).then(
-      (t) => this.notify(id, why, t.title),
-      () => this.notify(id, why, `task ${id}`),
-    );
-  }
-
-  private notify(id: number, why: string, title: string): void {
+    // The event names the task (SPEC's notify envelope): a task created a moment ago can reach
+    // its gate before the board has read its row.
+    const title =
+      typeof e.payload.title === 'string'
+        ? e.payload.title
+        : (this.tasks.get(id)?.title ?? `task ${id}`);
     const n = new Notification(`#${id} ${why}`, { body: title, tag: `svc-task-${id}` });
     n.onclick = () => {
       window.focus();

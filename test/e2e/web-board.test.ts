@@ -2,6 +2,7 @@
 // (agent CLIs faked): sign in with a code, see a task appear live and follow it after a dropped
 // stream, approve a gate, answer an agent's question, act on a blocked task, create a task through
 // the form with a field error first. One browser for the file.
+import type { Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfig, agentWorkflow } from '../support/agents.js';
 import { waitFor } from '../support/app.js';
@@ -166,10 +167,12 @@ describe.skipIf(skip)(
       await signIn(page, app);
       await page.getByRole('button', { name: 'Notify me' }).click();
       await page.getByRole('button', { name: 'Notifications on' }).waitFor();
-      // The board reads a new task's row a moment after its events: slowed here, the task is at
-      // its gate before the board knows its title, and the notification must still name it.
+      // The board reads a new task's row a moment after its events: held here until the
+      // notification is seen, the task is at its gate before the board knows its title, and the
+      // notification must still name it.
+      const held: Route[] = [];
       await page.route(/\/v1\/tasks\/\d+$/, (route) => {
-        setTimeout(() => void route.continue(), 600);
+        held.push(route);
       });
       const task = await createTask(app.t, {
         project_id: project.id,
@@ -181,6 +184,8 @@ describe.skipIf(skip)(
         return n.length > 0 ? n : null;
       });
       expect(notes).toEqual([`#${task.id} waits for your approval | Ping me`]);
+      await page.unroute(/\/v1\/tasks\/\d+$/);
+      for (const r of held) await r.continue();
       await page.close();
     });
 
