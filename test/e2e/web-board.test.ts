@@ -184,8 +184,10 @@ describe.skipIf(skip)(
         return n.length > 0 ? n : null;
       });
       expect(notes).toEqual([`#${task.id} waits for your approval | Ping me`]);
+      // Released before the route goes: removing a route makes Playwright continue, on its own,
+      // every request the removed handler still holds, and a second continue would throw.
+      for (const r of held.splice(0)) await r.continue();
       await page.unroute(/\/v1\/tasks\/\d+$/);
-      for (const r of held) await r.continue();
       await page.close();
     });
 
