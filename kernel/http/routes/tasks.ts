@@ -95,7 +95,7 @@ export function taskRoutes(app: FastifyInstance, s: Services): void {
       // when it belongs to the task (a task's runs go with it); the task's row is read only to
       // word the 404, in the order the checks have always been made.
       const known = idOrNull(req.params.run);
-      const row = known === null ? undefined : s.engine.runs.get(known);
+      const row = known === null ? undefined : s.engine.runs.transcriptOf(known);
       if (!row || row.task_id !== id) {
         s.engine.get(id);
         const runId = parseId(req.params.run, 'step run');
