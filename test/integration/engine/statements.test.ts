@@ -119,6 +119,27 @@ describe('a one-step task', () => {
   });
 });
 
+describe('a page of a step run’s transcript', () => {
+  test('reads one row: five columns of the run, neither the task nor the whole run', async () => {
+    const [run] = await t.json<Array<{ id: number }>>('GET', '/v1/tasks/1/steps');
+    const before = new Map(counted);
+    counting = true;
+    const pages = 4;
+    for (let i = 0; i < pages; i++) {
+      const res = await t.api('GET', `/v1/tasks/1/steps/${run?.id}/transcript`);
+      expect(res.statusCode).toBe(200);
+    }
+    counting = false;
+    const ran = [...counted]
+      .map(([sql, n]) => [sql, n - (before.get(sql) ?? 0)] as const)
+      .filter(([, n]) => n > 0);
+    // A follower asks for page after page while its step runs (decision 252).
+    expect(ran).toEqual([
+      ['SELECT id, task_id, agent, state, transcript_path FROM step_runs WHERE id = ?', pages],
+    ]);
+  });
+});
+
 describe('the project rows kept between changes', () => {
   test('a write rolled back is never served; a committed one is served at once', () => {
     const store = new Store(new Database(`${tempDir()}/p.db`));
