@@ -187,6 +187,8 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     clock: s.clock,
     onStdout: onChunk('stdout'),
     onStderr: onChunk('stderr'),
+    // Every chunk is consumed or copied before `onChunk` returns (decision 254).
+    borrowed: true,
     mark: s.mark,
   });
   proc = started;

@@ -23,6 +23,11 @@ export interface LaunchSpec {
   /** Without a callback that stream is not read at all (the child's writes go nowhere). */
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
+  /**
+   * The callbacks may be given a view of a read buffer that is used again once they return: they
+   * copy whatever they keep (decision 254). A launch may still give them buffers of their own.
+   */
+  borrowed?: boolean;
 }
 
 export interface LaunchEnd {

@@ -57,6 +57,13 @@ export interface SpawnerOptions {
   now?: () => number;
 }
 
+/**
+ * The one buffer every borrowed output stream is read into (decision 254): each read is handed
+ * to its callback and consumed before the next read of any stream, so one buffer serves them all
+ * and no read allocates.
+ */
+const READ_INTO = Buffer.allocUnsafe(64 * 1024);
+
 export class SpawnerLauncher implements Launcher {
   /** The spawner new launches go to. */
   private current: SpawnerProcess | null = null;
@@ -286,12 +293,23 @@ export class SpawnerLauncher implements Launcher {
       this.live.set(id, l);
       this.settle();
       const open = (fd: 1 | 2, onData: (c: Buffer) => void) => {
-        const s = connect(proc.socket);
+        const s = spec.borrowed
+          ? connect({
+              path: proc.socket,
+              onread: {
+                buffer: READ_INTO,
+                callback: (n) => {
+                  onData(READ_INTO.subarray(0, n));
+                  return true;
+                },
+              },
+            })
+          : connect(proc.socket);
         let connected = false;
         l.streams++;
         l.sockets.push(s);
         s.write(Buffer.concat([Buffer.from([fd]), idBytes]));
-        s.on('data', onData);
+        if (!spec.borrowed) s.on('data', onData);
         if (paused) s.pause();
         s.once('connect', () => {
           connected = true;

@@ -75,7 +75,8 @@ export class OutputLines {
   push(chunk: Buffer, ts: string): OutputBatch | null {
     const last = chunk.lastIndexOf(NL);
     if (last < 0) {
-      this.rest = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
+      // Copied: the chunk may be a view of a read buffer used again (decision 254).
+      this.rest = this.rest ? Buffer.concat([this.rest, chunk]) : Buffer.from(chunk);
       return null;
     }
     let region = chunk.subarray(0, last + 1);

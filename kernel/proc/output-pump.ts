@@ -8,6 +8,10 @@
  * timers and the other pipes are served between them. A process whose queue holds more than
  * `QUEUE_HOLD` bytes is not read (its producer blocks on the pipe, as with a slow disk) until its
  * queue is worked down: what waits in memory stays bounded.
+ *
+ * A chunk read while nothing of its process waits is handled at once, as long as this turn of
+ * the event loop has spent less than SLICE_MS on such chunks (decision 254): the reads are lent
+ * from one buffer, so only a chunk that has to wait is copied, and most are never allocated.
  */
 
 /** Queued bytes past which a process's pipes are no longer read until its queue is worked. */
@@ -22,6 +26,26 @@ interface Item {
 
 const ready: OutputQueue[] = [];
 let scheduled = false;
+/** When the chunks handled as they are read in this turn of the event loop must stop; -1 between turns. */
+let turnEnds = -1;
+
+function endTurn(): void {
+  turnEnds = -1;
+}
+
+/**
+ * Whether a chunk read now may be handled at once: the first in a turn of the event loop opens
+ * a budget of SLICE_MS, and chunks read after it ran out wait in their queue like before.
+ */
+function withinTurn(): boolean {
+  const t = performance.now();
+  if (turnEnds < 0) {
+    turnEnds = t + SLICE_MS;
+    setImmediate(endTurn);
+    return true;
+  }
+  return t < turnEnds;
+}
 
 function schedule(): void {
   if (scheduled || ready.length === 0) return;
@@ -64,8 +88,17 @@ export class OutputQueue {
     return this.queued;
   }
 
+  /**
+   * A chunk read: handled at once when nothing of this process waits and the turn's budget
+   * allows (decision 254), else copied into the queue — it may be a view of a read buffer that
+   * the next read fills again.
+   */
   push(stream: 'stdout' | 'stderr', chunk: Buffer): void {
-    this.items.push({ stream, chunk });
+    if (this.head === this.items.length && withinTurn()) {
+      this.handle(stream, chunk);
+      return;
+    }
+    this.items.push({ stream, chunk: Buffer.from(chunk) });
     this.queued += chunk.length;
     if (!this.held && this.queued > QUEUE_HOLD) {
       this.held = true;

@@ -31,6 +31,8 @@ export interface SpawnSpec {
   killGraceMs?: number;
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
+  /** The output callbacks copy what they keep: they may be lent a reused read buffer (decision 254). */
+  borrowed?: boolean;
   /**
    * The owner's attempt marker (`<data-dir key>.<owner>`, decision 182): the process and every
    * descendant carry it with a nonce of this spawn, and termination reaches each of them even
@@ -97,6 +99,7 @@ export function startProcess(spec: SpawnSpec): RunningProcess {
     stdin: spec.stdin === 'keep-open' ? 'keep-open' : (spec.stdin ?? ''),
     onStdout: (c) => spec.onStdout?.(c),
     onStderr: (c) => spec.onStderr?.(c),
+    borrowed: spec.borrowed === true,
   });
   let timedOut = false;
   let aborted = false;

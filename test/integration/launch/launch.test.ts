@@ -160,6 +160,65 @@ describe.each([
   });
 });
 
+describe('borrowed output (decision 254)', () => {
+  it('reads every stream of the spawner into one buffer, and passes every byte through', async () => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const seen = new Set<ArrayBufferLike>();
+    const lend = (into: Buffer[]) => (c: Buffer) => {
+      seen.add(c.buffer);
+      into.push(Buffer.from(c));
+    };
+    const p = spawner.launch({
+      file: process.execPath,
+      args: ['-e', `${PRINT_MEGABYTE} process.stderr.write(Buffer.from([0x63, 0xff, 0x0a]));`],
+      cwd: tempDir(),
+      env,
+      stdin: '',
+      onStdout: lend(out),
+      onStderr: lend(err),
+      borrowed: true,
+    });
+    expect(await p.closed).toEqual({ code: 0, signal: null, error: null });
+    expect(Buffer.concat(out).equals(megabyte())).toBe(true);
+    expect([...Buffer.concat(err)]).toEqual([0x63, 0xff, 0x0a]);
+    // Sixteen or more reads of a megabyte, stdout's and stderr's alike, and not one allocated.
+    expect(out.length).toBeGreaterThan(1);
+    expect(seen.size).toBe(1);
+  });
+
+  it('holds a program back while its borrowed output is paused, and loses nothing', async () => {
+    const dir = tempDir();
+    const size = 8 << 20;
+    let read = 0;
+    const p = spawner.launch({
+      file: process.execPath,
+      args: [
+        '-e',
+        `const fs = require('fs'); process.stdout.write(Buffer.alloc(${size}, 97), () => fs.writeFileSync('${dir}/wrote', ''));`,
+      ],
+      cwd: dir,
+      env,
+      stdin: '',
+      onStdout: (c) => {
+        read += c.length;
+        p.pauseOutput();
+        setImmediate(() => p.resumeOutput());
+      },
+      borrowed: true,
+    });
+    p.pauseOutput();
+    await p.spawned;
+    await new Promise((r) => setTimeout(r, 400));
+    expect(existsSync(join(dir, 'wrote'))).toBe(false);
+    expect(read).toBeLessThan(size);
+    p.resumeOutput();
+    expect((await p.closed).code).toBe(0);
+    expect(read).toBe(size);
+    expect(existsSync(join(dir, 'wrote'))).toBe(true);
+  });
+});
+
 describe('collect', () => {
   it('answers text, and an error for a program that cannot start', async () => {
     const ok = await collect('/bin/sh', ['-c', 'echo out; echo err >&2; exit 4'], {

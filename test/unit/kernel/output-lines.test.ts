@@ -25,18 +25,31 @@ function perLine(chunks: Buffer[], phase: string, stream: string) {
   return { bytes: Buffer.concat(out), texts };
 }
 
-function batched(chunks: Buffer[], phase: string, stream: string) {
+/**
+ * `lent`: each chunk is handed over as a view of one read buffer that is filled with other bytes
+ * once the batch was handled, as the daemon's reads are (decision 254): a batch's text and lines
+ * are read before that, as the daemon reads them (the live stream, the result tail); its bytes,
+ * which the transcript writer queues, only after.
+ */
+function batched(chunks: Buffer[], phase: string, stream: string, lent = false) {
   const lines = new OutputLines(phase, stream);
   const out: Buffer[] = [];
   const texts: string[] = [];
-  for (const c of chunks) {
+  const read = Buffer.alloc(4096);
+  for (const given of chunks) {
+    let c = given;
+    if (lent) {
+      read.set(given);
+      c = read.subarray(0, given.length);
+    }
     const b = lines.push(c, TS);
     if (b) {
       // A result tail decodes a batch's bytes again once the process has ended (decision 246).
       expect(linesText(b.lines)).toBe(b.text);
-      out.push(b.bytes);
       texts.push(...b.text.split('\n'));
     }
+    if (lent) read.fill(0x58);
+    if (b) out.push(b.bytes);
   }
   const last = lines.end(TS);
   if (last) {
@@ -113,6 +126,18 @@ describe('command output encoded a chunk at a time', () => {
         expect(got.texts).toEqual(want.texts);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('gives the same bytes when every chunk is lent from one read buffer, refilled after each', () => {
+    fc.assert(
+      fc.property(stream, (chunks) => {
+        const want = perLine(chunks, 'run', 'stdout');
+        const got = batched(chunks, 'run', 'stdout', true);
+        expect(got.bytes.equals(want.bytes)).toBe(true);
+        expect(got.texts).toEqual(want.texts);
+      }),
+      { numRuns: 2000 },
     );
   });
 

@@ -2,7 +2,9 @@
 // burst of chunks (libuv reads a busy pipe up to 32 times in one go, for every running process)
 // never holds the event loop until all of it is encoded: other callbacks run between slices; a
 // process's pipes are held while its queue is long and read again once it is worked down; chunks
-// are handled in the order they were read, stdout and stderr interleaved as they came.
+// are handled in the order they were read, stdout and stderr interleaved as they came. A chunk
+// read while nothing of its process waits is handled at once within a turn's budget, and one that
+// must wait is copied, since its read buffer is lent (decision 254).
 import { describe, expect, it } from 'vitest';
 import { OutputQueue, QUEUE_HOLD, SLICE_MS } from '../../../kernel/proc/index.js';
 
@@ -10,6 +12,14 @@ import { OutputQueue, QUEUE_HOLD, SLICE_MS } from '../../../kernel/proc/index.js
 function busy(): void {
   const until = performance.now() + SLICE_MS + 1;
   while (performance.now() < until) {}
+}
+
+/**
+ * Spends this turn's budget for chunks handled as they are read: a chunk handled at once, slowly,
+ * by a queue of its own. Chunks pushed after it in the same turn wait in their queues.
+ */
+function spendTurn(): void {
+  new OutputQueue(busy, () => {}).push('stdout', Buffer.from('.'));
 }
 
 describe('output handled in turns', () => {
@@ -46,6 +56,8 @@ describe('output handled in turns', () => {
           () => {},
         ),
     );
+    // Chunks read while the turn's budget is spent wait in their queues (decision 254).
+    spendTurn();
     for (let i = 0; i < 4; i++) queues[0]?.push('stdout', Buffer.from('x'));
     for (let i = 0; i < 4; i++) queues[1]?.push('stdout', Buffer.from('y'));
     await Promise.all(queues.map((q) => q.idle()));
@@ -61,6 +73,8 @@ describe('output handled in turns', () => {
       },
       (on) => holds.push(on),
     );
+    // A chunk read while the turn's budget is spent waits (decision 254): spend it first.
+    spendTurn();
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     const chunks = Math.ceil(QUEUE_HOLD / chunk.length) + 2;
     for (let i = 0; i < chunks; i++) q.push('stdout', chunk);
@@ -70,5 +84,37 @@ describe('output handled in turns', () => {
     expect(holds).toEqual([true, false]);
     expect(handled).toBe(chunks * chunk.length);
     expect(q.bytes).toBe(0);
+  });
+
+  it('handles a chunk at once while nothing of its process waits and the turn has time', async () => {
+    await new Promise((r) => setImmediate(r));
+    const seen: string[] = [];
+    const q = new OutputQueue(
+      (_s, c) => seen.push(c.toString()),
+      () => {},
+    );
+    q.push('stdout', Buffer.from('a'));
+    q.push('stderr', Buffer.from('b'));
+    // Handled before push returned: nothing was queued, so no copy of the chunk was made.
+    expect(seen).toEqual(['a', 'b']);
+    expect(q.bytes).toBe(0);
+    await q.idle();
+  });
+
+  it('copies a chunk it must queue: the read buffer it was lent is filled again at once', async () => {
+    const seen: string[] = [];
+    const q = new OutputQueue(
+      (_s, c) => seen.push(c.toString()),
+      () => {},
+    );
+    spendTurn();
+    const read = Buffer.from('first');
+    q.push('stdout', read);
+    read.write('XXXXX');
+    q.push('stdout', read.subarray(0, 3));
+    read.write('YYYYY');
+    expect(seen).toEqual([]);
+    await q.idle();
+    expect(seen).toEqual(['first', 'XXX']);
   });
 });
