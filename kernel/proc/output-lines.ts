@@ -29,11 +29,12 @@ export interface OutputBatch {
    */
   readonly text: string;
   /**
-   * The output bytes those texts were decoded from (whole lines, a byte-order mark at the
-   * stream's start dropped): `linesText(lines)` is `text` again. A result tail keeps these
-   * instead of the texts (output-tail.ts).
+   * The output bytes those texts were decoded from, a byte-order mark at the stream's start
+   * dropped: one or two parts of whole lines — the line this chunk finished, begun in earlier
+   * chunks, then the chunk's own lines (decision 254) — and `linesText(lines)` is `text` again.
+   * A result tail keeps these instead of the texts (output-tail.ts).
    */
-  lines: Buffer;
+  lines: readonly Buffer[];
 }
 
 const fallback = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -48,9 +49,14 @@ function decodeBytes(b: Buffer): string {
 /**
  * The texts of an `OutputBatch`'s `lines`, joined with `\n`, exactly as the batch gave them: one
  * `\r` dropped before each `\n`, the last `\n` dropped. A last line given at `end()` has no `\n`
- * and keeps its `\r`.
+ * and keeps its `\r`. Parts are whole lines, so each is decoded on its own.
  */
-export function linesText(lines: Buffer): string {
+export function linesText(lines: Buffer | readonly Buffer[]): string {
+  if (!Buffer.isBuffer(lines)) return lines.map((part) => partText(part)).join('\n');
+  return partText(lines);
+}
+
+function partText(lines: Buffer): string {
   const decoded = decodeBytes(lines);
   const joined = decoded.includes('\r') ? decoded.replaceAll('\r\n', '\n') : decoded;
   return joined.endsWith('\n') ? joined.slice(0, -1) : joined;
@@ -79,13 +85,20 @@ export class OutputLines {
       this.rest = this.rest ? Buffer.concat([this.rest, chunk]) : Buffer.from(chunk);
       return null;
     }
-    let region = chunk.subarray(0, last + 1);
+    // Only the line begun in earlier chunks is joined; the chunk's own lines are framed where
+    // they lie, not copied into a buffer of the whole chunk first (decision 254).
+    let first: Buffer | null = null;
+    let from = 0;
     if (this.rest) {
-      region = Buffer.concat([this.rest, region]);
+      const nl = chunk.indexOf(NL);
+      first = Buffer.concat([this.rest, chunk.subarray(0, nl + 1)]);
+      from = nl + 1;
       this.rest = null;
     }
     if (last + 1 < chunk.length) this.rest = Buffer.from(chunk.subarray(last + 1));
-    return this.encode(region, ts);
+    const own = chunk.subarray(from, last + 1);
+    if (!first) return this.encode([own], ts);
+    return this.encode(own.length > 0 ? [first, own] : [first], ts);
   }
 
   /** The last line, when the stream ended without a newline after it. */
@@ -97,7 +110,7 @@ export class OutputLines {
     const text = this.decode(rest);
     if (text === '') return null;
     const line = `${head(ts, this.phase, this.stream)}${JSON.stringify(text)}}\n`;
-    return { bytes: Buffer.from(line), text, lines };
+    return { bytes: Buffer.from(line), text, lines: [lines] };
   }
 
   /** Decodes bytes of whole lines as the streaming decoder did; drops a leading BOM once. */
@@ -110,25 +123,27 @@ export class OutputLines {
     return decodeBytes(b);
   }
 
-  /** `region`: whole lines, the last one ending in `\n`. */
-  private encode(region: Buffer, ts: string): OutputBatch {
-    const bomless = this.atStart && region.subarray(0, 3).equals(BOM) ? region.subarray(3) : region;
+  /** `parts`: whole lines, each part's last one ending in `\n`; the first part never empty. */
+  private encode(parts: Buffer[], ts: string): OutputBatch {
+    const lead = parts[0] as Buffer;
+    if (this.atStart && lead.subarray(0, 3).equals(BOM)) parts[0] = lead.subarray(3);
+    this.atStart = false;
     const h = head(ts, this.phase, this.stream);
     // Typical output (logs, base64, build chatter) is framed from its bytes, never decoded: the
     // text is made only if asked for (a live follower), from the same bytes (decision 251).
-    if ((isAscii(bomless) || isUtf8(bomless)) && !needsJsonEscape(bomless)) {
-      this.atStart = false;
+    if (parts.every(isClean)) {
       let text: string | null = null;
       return {
-        bytes: frameClean(bomless, h),
-        lines: bomless,
+        bytes: frameClean(parts, h),
+        lines: parts,
         get text() {
-          text ??= linesText(bomless);
+          text ??= linesText(parts);
           return text;
         },
       };
     }
-    const decoded = this.decode(region);
+    const region = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+    const decoded = decodeBytes(region);
     // Lines' texts: one trailing \r dropped from each (`x\r\r\n` keeps one \r).
     const joined = decoded.includes('\r') ? decoded.replaceAll('\r\n', '\n') : decoded;
     const text = joined.slice(0, -1);
@@ -141,8 +156,13 @@ export class OutputLines {
       out = '';
       for (const line of text.split('\n')) out += `${h}${JSON.stringify(line)}}\n`;
     }
-    return { bytes: Buffer.from(out), text, lines: bomless };
+    return { bytes: Buffer.from(out), text, lines: [region] };
   }
+}
+
+/** Whole lines of valid UTF-8 whose texts need no JSON escaping: framed as bytes. */
+function isClean(lines: Buffer): boolean {
+  return (isAscii(lines) || isUtf8(lines)) && !needsJsonEscape(lines);
 }
 
 const CR = 0x0d;
@@ -151,42 +171,50 @@ const TAIL = Buffer.from('"}\n');
 let ends = new Int32Array(2048);
 
 /**
- * The transcript lines of `lines` (whole lines of valid UTF-8 whose texts need no JSON escaping)
- * framed as bytes, without building a string. Such a line is its own JSON string body, byte for
- * byte: `JSON.stringify` escapes nothing but `"`, `\` and control characters in well-formed text
- * (U+2028, DEL and C1 controls pass through), and the one `\r` dropped before each `\n` is skipped.
- * So each line is `head` + `"` + its bytes + `"}\n`, copied. This is the path typical output (logs,
- * base64, build chatter) takes: the string path made and flattened a rope of the whole chunk's
- * JSON and encoded it again, four times the work for base64 lines (issue 22 point 4, decision 239).
+ * The transcript lines of `parts` (whole lines of valid UTF-8 whose texts need no JSON escaping)
+ * framed as bytes into one buffer, without building a string or joining the parts. Such a line is
+ * its own JSON string body, byte for byte: `JSON.stringify` escapes nothing but `"`, `\` and
+ * control characters in well-formed text (U+2028, DEL and C1 controls pass through), and the one
+ * `\r` dropped before each `\n` is skipped. So each line is `head` + `"` + its bytes + `"}\n`,
+ * copied. This is the path typical output (logs, base64, build chatter) takes: the string path
+ * made and flattened a rope of the whole chunk's JSON and encoded it again, four times the work
+ * for base64 lines (issue 22 point 4, decision 239).
  */
-function frameClean(lines: Buffer, head: string): Buffer {
+function frameClean(parts: readonly Buffer[], head: string): Buffer {
   // One pass finds the line ends; the copy pass then reads them back from `ends`.
   let count = 0;
   let crs = 0;
-  for (let nl = lines.indexOf(NL); nl >= 0; nl = lines.indexOf(NL, nl + 1)) {
-    if (count === ends.length) {
-      const grown = new Int32Array(count * 2);
-      grown.set(ends);
-      ends = grown;
+  let size = 0;
+  for (const lines of parts) {
+    size += lines.length;
+    for (let nl = lines.indexOf(NL); nl >= 0; nl = lines.indexOf(NL, nl + 1)) {
+      if (count === ends.length) {
+        const grown = new Int32Array(count * 2);
+        grown.set(ends);
+        ends = grown;
+      }
+      ends[count++] = nl;
+      if (nl > 0 && lines[nl - 1] === CR) crs++;
     }
-    ends[count++] = nl;
-    if (nl > 0 && lines[nl - 1] === CR) crs++;
   }
   // A line's end and the next line's head are one copy: `"}\n{"type":…,"text":"`.
   const joint = Buffer.from(`"}\n${head}"`);
-  const out = Buffer.allocUnsafe(lines.length - count - crs + count * joint.length);
+  const out = Buffer.allocUnsafe(size - count - crs + count * joint.length);
   out.set(joint.subarray(TAIL.length), 0);
   let at = joint.length - TAIL.length;
-  let from = 0;
-  for (let i = 0; i < count; i++) {
-    const nl = ends[i] as number;
-    const end = nl > from && lines[nl - 1] === CR ? nl - 1 : nl;
-    out.set(lines.subarray(from, end), at);
-    at += end - from;
-    const sep = i + 1 < count ? joint : TAIL;
-    out.set(sep, at);
-    at += sep.length;
-    from = nl + 1;
+  let i = 0;
+  for (const lines of parts) {
+    // Each part ends in `\n`: its lines are the next ends, up to its last byte.
+    for (let from = 0; from < lines.length; i++) {
+      const nl = ends[i] as number;
+      const end = nl > from && lines[nl - 1] === CR ? nl - 1 : nl;
+      out.set(lines.subarray(from, end), at);
+      at += end - from;
+      const sep = i + 1 < count ? joint : TAIL;
+      out.set(sep, at);
+      at += sep.length;
+      from = nl + 1;
+    }
   }
   return out;
 }

@@ -37,7 +37,11 @@ export class OutputTail {
   constructor(private readonly keepBytes: number) {}
 
   push(batch: OutputBatch): void {
-    const b = batch.lines;
+    // A batch's parts are whole lines each: kept as batches of their own, the texts are the same.
+    for (const part of batch.lines) this.keep(part);
+  }
+
+  private keep(b: Buffer): void {
     this.lens.push(b.length);
     this.total += b.length;
     while (this.lens.length > 1 && this.total - (this.lens[0] as number) >= this.keepBytes)

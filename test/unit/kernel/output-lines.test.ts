@@ -162,6 +162,22 @@ describe('command output encoded a chunk at a time', () => {
     ).toBe(true);
   });
 
+  it('joins only the line a chunk finishes: its own lines are framed where they lie', () => {
+    const lines = new OutputLines('run', 'stdout');
+    expect(lines.push(Buffer.from('begun in one chunk, '), TS)).toBeNull();
+    const chunk = Buffer.from(`finished in the next\n${'abc\n'.repeat(1000)}and begun again`);
+    const b = lines.push(chunk, TS);
+    expect(b?.lines.map((part) => part.toString())).toEqual([
+      'begun in one chunk, finished in the next\n',
+      'abc\n'.repeat(1000),
+    ]);
+    // The chunk's own lines are a view of the chunk, not a copy of it joined to the earlier part.
+    expect(b?.lines[1]?.buffer).toBe(chunk.buffer);
+    expect(b?.text).toBe(
+      ['begun in one chunk, finished in the next', ...Array(1000).fill('abc')].join('\n'),
+    );
+  });
+
   it('encodes large chunks of plain and base64 lines identically', () => {
     const text = `${'lorem ipsum dolor sit amet, '.repeat(143).slice(0, 3999)}\n`.repeat(40);
     const b64 = Buffer.from(Array.from({ length: 48 * 1024 }, (_, i) => (i * 7919) % 251))
