@@ -13,6 +13,7 @@
  *   npm run bench -- --only api --profile list.cpuprofile      profile the daemon over the list walks
  *   npm run bench -- --only output --output-size 16x5          16 steps of 5 rounds (~12 MB)
  *   SVC_BENCH_BIN=/other/build/bin/svc.js npm run bench …      time another build's daemon
+ *   npm run bench -- --help            the options; an unknown option or section is refused
  *
  * Sections: overhead, cpu, throughput, admission, api, output, footprint, template.
  */
@@ -22,6 +23,7 @@ import { steadyAdmission } from './admission.js';
 import { apiAtScale } from './api.js';
 import { cpuPerTask } from './cpu.js';
 import { footprint } from './footprint.js';
+import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './lib/args.js';
 import { PARTS } from './lib/budget.js';
 import { cleanup } from './lib/env.js';
 import { fmtMb, fmtMs, median, p99 } from './lib/stats.js';
@@ -39,17 +41,20 @@ interface Row {
   ok: boolean | null;
 }
 
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const onlyArg = args[args.indexOf('--only') + 1];
-const only = args.includes('--only') && onlyArg ? new Set(onlyArg.split(',')) : null;
-const jsonArg = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
-const profileArg = args.includes('--profile') ? args[args.indexOf('--profile') + 1] : undefined;
-const wants = (s: string) => !only || only.has(s);
-/** `--output-size 16x5`: steps × rounds for the output section (a middle size between runs). */
-const outputSize = args.includes('--output-size')
-  ? (args[args.indexOf('--output-size') + 1] ?? '').split('x').map(Number)
-  : null;
+const read = parseBenchArgs(process.argv.slice(2));
+if ('error' in read) {
+  process.stderr.write(`bench: ${read.error}\n${USAGE}\n`);
+  process.exit(2);
+}
+const parsed: BenchArgs = read;
+if (parsed.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const { quick, only } = parsed;
+const jsonArg = parsed.json;
+const profileArg = parsed.profile;
+const wants = (s: Section) => !only || only.has(s);
 
 const SIZES = quick
   ? {
@@ -272,8 +277,8 @@ async function main(): Promise<number> {
       `output-heavy: ${SIZES.outputSteps} steps printing ~${(SIZES.outputRounds * 2.4).toFixed(0)} MB each, and the raw producers…`,
     );
     const r = await outputHeavy({
-      steps: outputSize?.[0] || SIZES.outputSteps,
-      rounds: outputSize?.[1] || SIZES.outputRounds,
+      steps: parsed.outputSize?.steps ?? SIZES.outputSteps,
+      rounds: parsed.outputSize?.rounds ?? SIZES.outputRounds,
       profile: profileArg,
     });
     raw.output = r;
