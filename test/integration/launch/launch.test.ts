@@ -132,7 +132,8 @@ describe.each([
 
   it.each([
     ['its own buffers', false],
-    ['a lent buffer, pausing from inside its callback', true],
+    // Only the spawner lends its read buffer; forked here, `borrowed` changes nothing and must not.
+    ['output marked borrowed, paused from inside its callback', true],
   ])(
     'holds the program back while its output is paused, and loses nothing (%s)',
     async (_n, borrowed) => {
@@ -150,7 +151,7 @@ describe.each([
         stdin: '',
         onStdout: (c) => {
           read += c.length;
-          // A lent read's owner may stop the reads while it handles one (decision 254).
+          // A borrowed read's owner may stop the reads while it handles one (decision 254).
           if (!borrowed) return;
           p.pauseOutput();
           setImmediate(() => p.resumeOutput());
