@@ -28,6 +28,13 @@ export interface LaunchSpec {
    * copy whatever they keep (decision 254). A launch may still give them buffers of their own.
    */
   borrowed?: boolean;
+  /**
+   * The output is wanted whole once the program ends, not as it comes (decision 255): a launcher
+   * may keep it and hand each stream to its callback in one piece just before `closed` resolves.
+   * At most this many bytes in all are kept, plus one to show it went over; past that the program
+   * is killed. The callbacks must still accept pieces, since a launcher may stream instead.
+   */
+  keepUpTo?: number;
 }
 
 export interface LaunchEnd {
@@ -224,6 +231,7 @@ export function collect(
     stdin: '',
     onStdout: take(out),
     onStderr: take(err),
+    keepUpTo: max,
   });
   const timer =
     opts.timeoutMs && opts.timeoutMs > 0

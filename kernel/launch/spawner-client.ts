@@ -44,6 +44,8 @@ interface Live {
   streams: number;
   sockets: Socket[];
   queued: NodeJS.Signals[];
+  /** A launch read whole (decision 255): its output arrives with its exit, for these. */
+  kept: Pick<LaunchSpec, 'onStdout' | 'onStderr'> | null;
   onSpawned: () => void;
   onClosed: (end: LaunchEnd) => void;
 }
@@ -193,6 +195,10 @@ export class SpawnerLauncher implements Launcher {
       l.onSpawned();
       this.maybeClose(l);
     } else {
+      if (m.out && m.out.length > 0)
+        l.kept?.onStdout?.(Buffer.from(m.out.buffer, m.out.byteOffset, m.out.length));
+      if (m.err && m.err.length > 0)
+        l.kept?.onStderr?.(Buffer.from(m.err.buffer, m.err.byteOffset, m.err.length));
       l.exit = { code: m.code, signal: m.signal };
       this.maybeClose(l);
     }
@@ -243,6 +249,7 @@ export class SpawnerLauncher implements Launcher {
       streams: 0,
       sockets: [],
       queued: [],
+      kept: null,
       onSpawned,
       onClosed,
     };
@@ -335,8 +342,13 @@ export class SpawnerLauncher implements Launcher {
           this.maybeClose(l);
         });
       };
-      if (spec.onStdout) open(1, spec.onStdout);
-      if (spec.onStderr) open(2, spec.onStderr);
+      const keep = spec.keepUpTo;
+      // Read whole: the spawner gathers it, and no connection is made for it (decision 255).
+      if (keep !== undefined) l.kept = { onStdout: spec.onStdout, onStderr: spec.onStderr };
+      else {
+        if (spec.onStdout) open(1, spec.onStdout);
+        if (spec.onStderr) open(2, spec.onStderr);
+      }
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(spec.env)) if (v !== undefined) env[k] = v;
       proc.send({
@@ -349,6 +361,7 @@ export class SpawnerLauncher implements Launcher {
         stdin: spec.stdin === 'keep-open' ? 'keep-open' : Buffer.from(spec.stdin),
         out: spec.onStdout !== undefined,
         err: spec.onStderr !== undefined,
+        ...(keep !== undefined ? { keep } : {}),
       });
     };
     const moveHere = (proc: SpawnerProcess, err: NodeJS.ErrnoException) => {

@@ -3,13 +3,15 @@
  * the daemon runs. It imports nothing of svc's beyond launch.ts (node built-ins only), so its heap
  * stays a few megabytes and a fork of it is cheap; the daemon never forks and never waits for an exec.
  *
- * Output does not pass through here. For each program the daemon connects to this process's Unix
- * socket once per output stream and writes a 17-byte header (the stream, then the launch's 16
- * random bytes); the connection's far end becomes the program's stdout or stderr, so the program
- * writes straight to the daemon. Stdin is a pipe this process writes (the launch's bytes, or what
+ * A step's output does not pass through here. For each program the daemon connects to this
+ * process's Unix socket once per output stream and writes a 17-byte header (the stream, then the
+ * launch's 16 random bytes); the connection's far end becomes the program's stdout or stderr, so
+ * the program writes straight to the daemon. A program whose output is read whole (git, a probe:
+ * `keep`, decision 255) has pipes to this process instead, and its output goes with its exit. Stdin is a pipe this process writes (the launch's bytes, or what
  * the daemon sends on). Messages on the IPC channel:
  *   daemon → spawner: spawn, stdin, stdin-end, drop
- *   spawner → daemon: ready, spawned (pid, start ticks), failed (a spawn error), exit
+ *   spawner → daemon: ready, spawned (pid, start ticks), failed (a spawn error), exit (with
+ *   a kept launch's output)
  * When the daemon goes away (the channel closes) this process exits; the programs it started keep
  * running in their own process groups, as they would have had the daemon forked them.
  *
@@ -22,7 +24,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync, utimesSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { processStartTicks, stdinOf } from './launch.js';
+import { processStartTicks, signalGroup, stdinOf } from './launch.js';
 import {
   type FromSpawner,
   HEADER_BYTES,
@@ -96,7 +98,9 @@ function main(socketPath: string, touchEveryMs: number): void {
 
   const start = (id: string, p: Pending) => {
     const req = p.req;
-    if (!req || (req.out && !p.out) || (req.err && !p.err)) return;
+    if (!req) return;
+    const kept = req.keep !== undefined;
+    if (!kept && ((req.out && !p.out) || (req.err && !p.err))) return;
     pending.delete(id);
     let child: ChildProcess;
     try {
@@ -104,7 +108,9 @@ function main(socketPath: string, touchEveryMs: number): void {
         cwd: req.cwd,
         env: req.env,
         detached: true,
-        stdio: [stdinOf(req.stdin), p.out ?? 'ignore', p.err ?? 'ignore'],
+        stdio: kept
+          ? [stdinOf(req.stdin), req.out ? 'pipe' : 'ignore', req.err ? 'pipe' : 'ignore']
+          : [stdinOf(req.stdin), p.out ?? 'ignore', p.err ?? 'ignore'],
       });
     } catch (e) {
       failed(id, e as NodeJS.ErrnoException);
@@ -123,9 +129,43 @@ function main(socketPath: string, touchEveryMs: number): void {
     running.set(id, child);
     send({ t: 'spawned', id, pid: child.pid, ticks: processStartTicks(child.pid) });
     if (req.stdin !== 'keep-open') child.stdin?.end(req.stdin);
+    if (req.keep !== undefined) {
+      keep(id, child, req.keep);
+      return;
+    }
     child.on('exit', (code, signal) => {
       running.delete(id);
       send({ t: 'exit', id, code, signal });
+    });
+  };
+
+  /**
+   * A launch read whole (decision 255): its output is gathered here, at most `max` bytes and one
+   * more (the program's group is killed then), and goes with the exit once the pipes close.
+   */
+  const keep = (id: string, child: ChildProcess, max: number) => {
+    let room = max + 1;
+    const gather = (into: Buffer[]) => (chunk: Buffer) => {
+      if (room === 0) return;
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      into.push(part);
+      room -= part.length;
+      if (room === 0 && child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    };
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', gather(out));
+    child.stderr?.on('data', gather(err));
+    child.on('close', (code, signal) => {
+      running.delete(id);
+      send({
+        t: 'exit',
+        id,
+        code,
+        signal,
+        ...(child.stdout ? { out: Buffer.concat(out) } : {}),
+        ...(child.stderr ? { err: Buffer.concat(err) } : {}),
+      });
     });
   };
 

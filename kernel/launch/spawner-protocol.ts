@@ -12,6 +12,11 @@ export interface SpawnRequest {
   stdin: Uint8Array | 'keep-open';
   out: boolean;
   err: boolean;
+  /**
+   * Keep the output here and send it with the exit, at most this many bytes in all plus one
+   * (`LaunchSpec.keepUpTo`, decision 255): no output connections for a program read whole.
+   */
+  keep?: number;
 }
 
 export type ToSpawner =
@@ -33,7 +38,15 @@ export type FromSpawner =
       syscall?: string;
       path?: string;
     }
-  | { t: 'exit'; id: string; code: number | null; signal: NodeJS.Signals | null }
+  | {
+      t: 'exit';
+      id: string;
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      /** A kept launch's output (`keep`), sent once its pipes have closed. */
+      out?: Uint8Array;
+      err?: Uint8Array;
+    }
   /** Directories of dead spawners it removed from the temp dir on starting (decision 248). */
   | { t: 'swept'; dirs: string[] };
 

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   collect,
   type Launched,
@@ -200,7 +200,61 @@ describe('borrowed output (decision 254)', () => {
   });
 });
 
-describe('collect', () => {
+describe('a program read whole (decision 255)', () => {
+  function keep(l: Launcher, file: string, args: string[], keepUpTo: number) {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const p = l.launch({
+      file,
+      args,
+      cwd: tempDir(),
+      env,
+      stdin: '',
+      onStdout: (c) => out.push(c),
+      onStderr: (c) => err.push(c),
+      keepUpTo,
+    });
+    return { p, out, err };
+  }
+
+  it('comes from the spawner with its exit, in one piece a stream', async () => {
+    const r = keep(
+      spawner,
+      process.execPath,
+      ['-e', `${PRINT_MEGABYTE} process.stderr.write(Buffer.from([0x63, 0xff, 0x0a]));`],
+      4 << 20,
+    );
+    expect(await r.p.closed).toEqual({ code: 0, signal: null, error: null });
+    // Through an output connection a megabyte arrives in many reads; gathered, in one.
+    expect(r.out).toHaveLength(1);
+    expect(r.out[0]?.equals(megabyte())).toBe(true);
+    expect(r.err.map((c) => [...c])).toEqual([[0x63, 0xff, 0x0a]]);
+  });
+
+  it('is cut one byte past its limit, and the program killed there', async () => {
+    const r = keep(spawner, 'yes', [], 1 << 20);
+    expect((await r.p.closed).signal).toBe('SIGKILL');
+    expect(Buffer.concat(r.out).length).toBe((1 << 20) + 1);
+  });
+
+  it('streams as ever where the program is forked here', async () => {
+    const r = keep(localLauncher, process.execPath, ['-e', PRINT_MEGABYTE], 4 << 20);
+    expect((await r.p.closed).code).toBe(0);
+    expect(r.out.length).toBeGreaterThan(1);
+    expect(Buffer.concat(r.out).equals(megabyte())).toBe(true);
+  });
+});
+
+describe.each([
+  ['forked here', false],
+  ['through the spawner', true],
+])('collect, %s', (_name, viaSpawner) => {
+  let release = () => {};
+  beforeAll(() => {
+    if (viaSpawner) release = useSpawner();
+  });
+  afterAll(() => release());
+
   it('answers text, and an error for a program that cannot start', async () => {
     const ok = await collect('/bin/sh', ['-c', 'echo out; echo err >&2; exit 4'], {
       cwd: tempDir(),
@@ -219,6 +273,13 @@ describe('collect', () => {
   it('stops a program past its timeout', async () => {
     const r = await collect('sleep', ['60'], { timeoutMs: 50 });
     expect(r).toMatchObject({ code: null, signal: 'SIGTERM', error: null });
+  });
+
+  it('runs where the launcher in use runs it', async () => {
+    const r = await collect('/bin/sh', ['-c', 'echo $PPID'], { cwd: tempDir() });
+    const parent = Number(r.stdout.trim());
+    if (viaSpawner) expect(parent).toBe(spawnerPid());
+    else expect(parent).toBe(process.pid);
   });
 });
 
