@@ -31,6 +31,7 @@ import { workflowCommands } from './commands/workflow.js';
 import { envelopeJson, renderApiError } from './errors.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { UsageError } from './format.js';
+import { maxPositionals } from './usage-args.js';
 
 export const commands: Command[] = [
   ...daemonCommands,
@@ -166,6 +167,16 @@ export async function main(
   if (parsed.values.help) {
     out(commandHelp(found.cmd));
     return EXIT.ok;
+  }
+  // `svc task approve 1 2` must not approve task 1 and say nothing of task 2.
+  const usageLine = found.cmd.usage ?? `svc ${found.cmd.name}`;
+  const extra = parsed.positionals.slice(maxPositionals(usageLine, found.cmd.name));
+  if (extra.length > 0) {
+    const what = extra.length === 1 ? 'argument' : 'arguments';
+    err(
+      `svc ${found.cmd.name}: unexpected ${what} ${extra.map((a) => JSON.stringify(a)).join(' ')}\n\nUsage: ${usageLine}`,
+    );
+    return EXIT.usage;
   }
   // Writing to our own stdout: wait for the pipe to take what was written (ctx.drained).
   const drain = io?.out

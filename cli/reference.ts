@@ -18,6 +18,10 @@ export function cliReference(): string {
     '|---|---|',
     ...Object.entries(EXIT).map(([name, code]) => `| ${code} | ${name.replace(/_/g, ' ')} |`),
     '',
+    'A usage error (2) comes before the daemon is asked anything: an unknown option, a missing',
+    'value, or more arguments than the command’s usage line names (`svc task approve 1 2` approves',
+    'nothing and names the `"2"` it refused).',
+    '',
     '## Commands',
     '',
   ];
