@@ -24,7 +24,7 @@ import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import { crc32 } from 'node:zlib';
 import { LineSplitter } from '../kernel/proc/index.js';
-import { makeRepo, prepare, QUIET_CONFIG, rssOf, spawnDaemon, tempRoot } from './lib/env.js';
+import { makeRepo, prepare, QUIET_CONFIG, rssFiguresOf, spawnDaemon, tempRoot } from './lib/env.js';
 import { SseFollower } from './lib/sse.js';
 import { now } from './lib/stats.js';
 
@@ -40,7 +40,10 @@ export interface OutputResult {
   delayMax: number;
   /** The daemon's collections over svc's run: minor and major counts, the longest major (ms). */
   gc: { minor: number; major: number; majorMaxMs: number; totalMs: number };
+  /** The daemon's RSS and its spawner's private pages, max (decision 256). */
   rssMaxBytes: number;
+  /** The two processes' RSS summed, max: the pages both map counted twice. */
+  rssSummedMaxBytes: number;
   /** The daemon's user + system CPU over svc's run, seconds (all its threads). */
   daemonCpuSeconds: number;
   /** Transcript bytes the followers read. */
@@ -234,6 +237,7 @@ export async function outputHeavy(opts: {
     delayMax: 0,
     gc: { minor: 0, major: 0, majorMaxMs: 0, totalMs: 0 },
     rssMaxBytes: 0,
+    rssSummedMaxBytes: 0,
     daemonCpuSeconds: 0,
     followedBytes: 0,
     problems: [],
@@ -248,8 +252,11 @@ export async function outputHeavy(opts: {
     });
     const probed = new Promise<number[]>((r) => prober.once('message', r));
     let rssMax = 0;
+    let rssSummedMax = 0;
     const rss = setInterval(() => {
-      rssMax = Math.max(rssMax, rssOf(daemon.pid));
+      const r = rssFiguresOf(daemon.pid);
+      rssMax = Math.max(rssMax, r.svc);
+      rssSummedMax = Math.max(rssSummedMax, r.summed);
     }, 100);
     if (opts.profile) await daemon.probe({ cmd: 'profile-start', intervalUs: 500 });
     const m0 = await daemon.probe({ cmd: 'mark' });
@@ -313,6 +320,7 @@ export async function outputHeavy(opts: {
       totalMs: mark.gcTotalMs,
     };
     result.rssMaxBytes = Math.max(rssMax, mark.rss);
+    result.rssSummedMaxBytes = Math.max(rssSummedMax, mark.rssSummed);
     result.failed = ids.filter((id) => ended.get(id) !== 'done').length;
   } finally {
     await events.stop();

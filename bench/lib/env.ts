@@ -144,10 +144,21 @@ export function cpuMsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10 + (spawner.user + spawner.system) / 1000;
 }
 
-/** A daemon's RSS, its spawner's added (decision 247). */
-export function rssOf(pid: number): number {
+/**
+ * svc's resident memory: the daemon's RSS and its spawner's private pages (decisions 247, 256).
+ * `summed` adds the spawner's whole RSS instead, counting the pages both map twice.
+ */
+export function rssFiguresOf(pid: number): { svc: number; summed: number } {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 + spawnerFigures(pid).rss : Number.NaN;
+  if (!m) return { svc: Number.NaN, summed: Number.NaN };
+  const own = Number(m[1]) * 1024;
+  const spawner = spawnerFigures(pid);
+  return { svc: own + spawner.private, summed: own + spawner.rss };
+}
+
+/** svc's resident memory (`rssFiguresOf(pid).svc`). */
+export function rssOf(pid: number): number {
+  return rssFiguresOf(pid).svc;
 }
 
 /** Waits until `url` answers 200, polling every millisecond or two. */

@@ -26,7 +26,10 @@ export interface ProbeMark {
   /** Microseconds of CPU since the process started, its spawner's included. */
   user: number;
   system: number;
+  /** The daemon's RSS and its spawner's private pages (decision 256). */
   rss: number;
+  /** The daemon's RSS and its spawner's whole RSS (the pages both map counted twice). */
+  rssSummed: number;
   /** Of `user + system`, the spawner's microseconds (decision 247). */
   spawnerCpu: number;
   /** Event-loop delay since the previous mark, milliseconds. */
@@ -69,7 +72,8 @@ if (process.send) {
       const mark: ProbeMark = {
         user: cpu.user + spawner.user,
         system: cpu.system + spawner.system,
-        rss: process.memoryUsage.rss() + spawner.rss,
+        rss: process.memoryUsage.rss() + spawner.private,
+        rssSummed: process.memoryUsage.rss() + spawner.rss,
         spawnerCpu: spawner.user + spawner.system,
         delayP50: delay.percentile(50) / 1e6,
         delayP99: delay.percentile(99) / 1e6,
