@@ -3,7 +3,7 @@
  * and pins the locale so messages can be matched. A failure is a GitError carrying git's own
  * message, which callers surface (e.g. in an archive's `branch.error`).
  */
-import { collect } from '../launch/index.js';
+import { collect, inheritedEnv } from '../launch/index.js';
 
 export class GitError extends Error {
   constructor(
@@ -45,7 +45,7 @@ export async function gitRaw(
 ): Promise<GitResult> {
   const r = await collect('git', args, {
     cwd,
-    env: { ...process.env, ...GIT_ENV, ...opts.env },
+    env: { ...inheritedEnv(), ...GIT_ENV, ...opts.env },
     ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
   });
   if (r.error) throw r.error;

@@ -4,7 +4,7 @@
  * (a clean filter or a hook it starts goes with it), killed whole when the caller stops reading or
  * its signal aborts — a client that hangs up mid-diff leaves no git behind (issue 16).
  */
-import { launch } from '../launch/index.js';
+import { inheritedEnv, launch } from '../launch/index.js';
 import { GIT_ENV } from './run.js';
 
 export interface GitStreamOptions {
@@ -50,7 +50,7 @@ export function streamGit(opts: GitStreamOptions): Promise<GitStreamResult> {
       file: 'git',
       args: opts.args,
       cwd: opts.cwd,
-      env: { ...process.env, ...GIT_ENV, ...opts.env },
+      env: { ...inheritedEnv(), ...GIT_ENV, ...opts.env },
       stdin: opts.stdin ?? '',
       onStdout: (chunk) => {
         if (stopped) return;

@@ -4,6 +4,8 @@
  * backpressure, start failures as errors. Uses: nothing of svc. Used by: proc (steps, agents,
  * probes, notifiers), git, sandbox, ops, and the kernel, which holds the spawner while it runs.
  */
+
+export { inheritedEnv } from './inherited-env.js';
 export {
   type Collected,
   collect,

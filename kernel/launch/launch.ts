@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { inheritedEnv } from './inherited-env.js';
 
 export interface LaunchSpec {
   file: string;
@@ -227,7 +228,7 @@ export function collect(
     file,
     args,
     cwd: opts.cwd ?? process.cwd(),
-    env: opts.env ?? process.env,
+    env: opts.env ?? inheritedEnv(),
     stdin: '',
     onStdout: take(out),
     onStderr: take(err),

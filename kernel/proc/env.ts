@@ -3,6 +3,7 @@
  * unset, then set literal values (no expansion). Applied to every child process svc starts for a
  * user: steps, checks, agents, notify commands. Command steps add `SVC_*` and their own `env:`.
  */
+import { inheritedEnv } from '../launch/index.js';
 export interface EnvironmentPolicy {
   inherit: 'all' | 'none' | string[];
   unset: string[];
@@ -11,7 +12,7 @@ export interface EnvironmentPolicy {
 
 export function resolveEnvironment(
   policy: EnvironmentPolicy,
-  base: NodeJS.ProcessEnv = process.env,
+  base: NodeJS.ProcessEnv = inheritedEnv(),
 ): Record<string, string> {
   const out: Record<string, string> = {};
   if (policy.inherit === 'all') {
