@@ -7,8 +7,9 @@
  * process's Unix socket once per output stream and writes a 17-byte header (the stream, then the
  * launch's 16 random bytes); the connection's far end becomes the program's stdout or stderr, so
  * the program writes straight to the daemon. A program whose output is read whole (git, a probe:
- * `keep`, decision 255) has pipes to this process instead, and its output goes with its exit. Stdin is a pipe this process writes (the launch's bytes, or what
- * the daemon sends on). Messages on the IPC channel:
+ * `keep`, decision 255) has pipes to this process instead, and its output goes with its exit.
+ * Stdin is a pipe this process writes (the launch's bytes, or what the daemon sends on). Messages
+ * on the IPC channel:
  *   daemon → spawner: spawn, stdin, stdin-end, drop
  *   spawner → daemon: ready, spawned (pid, start ticks), failed (a spawn error), exit (with
  *   a kept launch's output)
