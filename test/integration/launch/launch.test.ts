@@ -11,6 +11,7 @@ import {
   collect,
   type Launched,
   type Launcher,
+  type LaunchSpec,
   launch,
   localLauncher,
   SpawnerLauncher,
@@ -36,7 +37,13 @@ afterAll(() => spawner.close());
 // These tests watch a daemon's spawner come and go with the daemon: no spawner kept for the file.
 releaseKeptSpawner();
 
-function run(l: Launcher, file: string, args: string[], stdin: string | Uint8Array = '') {
+function run(
+  l: Launcher,
+  file: string,
+  args: string[],
+  stdin: string | Uint8Array = '',
+  more: Pick<LaunchSpec, 'keepUpTo'> = {},
+) {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const p = l.launch({
@@ -47,8 +54,10 @@ function run(l: Launcher, file: string, args: string[], stdin: string | Uint8Arr
     stdin,
     onStdout: (c) => out.push(c),
     onStderr: (c) => err.push(c),
+    ...more,
   });
-  return { p, out: () => Buffer.concat(out), err: () => Buffer.concat(err) };
+  // `chunks`: the pieces as the callbacks were handed them.
+  return { p, out: () => Buffer.concat(out), err: () => Buffer.concat(err), chunks: { out, err } };
 }
 
 describe.each([
@@ -201,21 +210,10 @@ describe('borrowed output (decision 254)', () => {
 });
 
 describe('a program read whole (decision 255)', () => {
-  function keep(l: Launcher, file: string, args: string[], keepUpTo: number) {
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    const p = l.launch({
-      file,
-      args,
-      cwd: tempDir(),
-      env,
-      stdin: '',
-      onStdout: (c) => out.push(c),
-      onStderr: (c) => err.push(c),
-      keepUpTo,
-    });
-    return { p, out, err };
-  }
+  const keep = (l: Launcher, file: string, args: string[], keepUpTo: number) => {
+    const r = run(l, file, args, '', { keepUpTo });
+    return { p: r.p, out: r.chunks.out, err: r.chunks.err };
+  };
 
   it('comes from the spawner with its exit, in one piece a stream', async () => {
     const r = keep(
