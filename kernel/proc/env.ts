@@ -4,6 +4,7 @@
  * user: steps, checks, agents, notify commands. Command steps add `SVC_*` and their own `env:`.
  */
 import { inheritedEnv } from '../launch/index.js';
+
 export interface EnvironmentPolicy {
   inherit: 'all' | 'none' | string[];
   unset: string[];
