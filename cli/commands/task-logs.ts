@@ -2,8 +2,9 @@
  * `svc task logs <id>` (issue 19 point 7, decision 207): every attempt's transcript, whole —
  * followed page by page through `X-Next-Offset`, streamed to stdout — rendered the way `-f`
  * renders live output (agent text, `→ Tool summary`, results, errors). `--raw` prints the stored
- * bytes. `-f` then follows the task's event stream until it stops, and says why it stopped: the
- * block reason and its message, the gate's instructions, the agent's question.
+ * bytes, and with `-f` reads the live part from the transcript as it grows. `-f` then follows
+ * the task's event stream until it stops, and says why it stopped: the block reason and its
+ * message, the gate's instructions, the agent's question.
  */
 import type { StepRun } from '../../shared/wire-types.js';
 import type { Client } from '../client.js';
@@ -66,7 +67,11 @@ export const taskLogs: Command = {
       short: 'f',
       description: 'keep printing live output until the task stops, then say why it stopped',
     },
-    raw: { type: 'boolean', description: 'print transcript lines as stored (the CLI’s own JSON)' },
+    raw: {
+      type: 'boolean',
+      description:
+        'print transcript lines as stored (the CLI’s own JSON); with -f, the live ones too',
+    },
   },
   async run(ctx) {
     const id = positiveId(ctx.args[0], 'task');
@@ -108,28 +113,65 @@ export const taskLogs: Command = {
     if (!ctx.options.follow) return EXIT.ok;
 
     let stopped: string | null = null;
+    // --raw prints what the transcript stores, so its live part is read from the transcript too:
+    // a live chunk only says that its run grew. Reads and headers take turns in one queue, so a
+    // step's last lines come before the next step's header.
+    const raw = ctx.options.raw === true;
+    const grown = new Set<number>();
+    let turns: Promise<void> = Promise.resolve();
+    const inTurn = (fn: () => Promise<void> | void) => {
+      turns = turns.then(fn);
+    };
+    const catchUp = () =>
+      inTurn(async () => {
+        for (const runId of [...grown]) {
+          grown.delete(runId);
+          const r = await readTranscriptPages(
+            client,
+            `/v1/tasks/${id}/steps/${runId}/transcript`,
+            { from: readUpTo.get(runId) ?? 0, format: 'raw' },
+            async (page) => {
+              for (const line of page.lines) ctx.out(line);
+              await ctx.drained();
+            },
+          );
+          if (r) readUpTo.set(runId, r.offset);
+        }
+      });
     const handle = (f: Frame): boolean => {
       const data = f.data ? (JSON.parse(f.data) as Record<string, unknown>) : {};
       const payload = (data.payload ?? {}) as Record<string, unknown>;
       const runId = typeof data.run_id === 'number' ? data.run_id : -1;
       const offset = typeof data.offset === 'number' ? data.offset : Number.POSITIVE_INFINITY;
       if ((readUpTo.get(runId) ?? -1) >= offset) return false;
-      if (f.event === 'step.started')
-        ctx.out(
-          header({
-            step_id: String(payload.step_id ?? ''),
-            attempt: Number(payload.attempt ?? 1),
-            iteration: 0,
-            state: 'running',
-          }),
-        );
-      else if (f.event === 'task.state_changed') {
+      if (f.event === 'step.started') {
+        // The runs before it may have written their last lines (a step's end) since their output.
+        if (raw) {
+          for (const known of readUpTo.keys()) grown.add(known);
+          catchUp();
+        }
+        const line = header({
+          step_id: String(payload.step_id ?? ''),
+          attempt: Number(payload.attempt ?? 1),
+          iteration: 0,
+          state: 'running',
+        });
+        inTurn(() => ctx.out(line));
+      } else if (f.event === 'task.state_changed') {
         const to = String(payload.to ?? '');
         if (STOPS.has(to)) {
           stopped = to;
           return true;
         }
-      } else if (f.event) for (const l of renderEvent(f.event, data)) ctx.out(l);
+      } else if (raw && runId >= 0) {
+        grown.add(runId);
+        catchUp();
+      } else if (f.event) {
+        const lines = renderEvent(f.event, data);
+        inTurn(() => {
+          for (const l of lines) ctx.out(l);
+        });
+      }
       return false;
     };
     let task = await closing(client.get<TaskLike>(`/v1/tasks/${id}`));
@@ -138,6 +180,10 @@ export const taskLogs: Command = {
     if (stopped) ac.abort();
     else deliver = handle;
     await following;
+    // Whatever the runs wrote before the task stopped is printed before why it stopped.
+    if (raw) for (const runId of readUpTo.keys()) grown.add(runId);
+    catchUp();
+    await turns;
     if (stopped) {
       // Why it stopped, read now: the block reason and message, the gate, the question.
       task = await client.get<TaskLike>(`/v1/tasks/${id}`);

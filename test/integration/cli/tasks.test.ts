@@ -134,6 +134,32 @@ describe('svc task', () => {
       expect(logs.out.split('\n').filter((l) => l === tick)).toHaveLength(1);
     expect(logs.out).toContain(`task ${task.id} is done`);
   });
+
+  it('follows with --raw as stored: the same lines --raw prints once the task is done', async () => {
+    const env = await start();
+    const repo = gitRepo();
+    withWorkflows(repo, {
+      slow: 'name: slow\nsteps:\n  - id: s\n    type: command\n    run: for i in 1 2 3; do echo tick$i; echo tock$i >&2; sleep 0.2; done\n  - id: t\n    type: command\n    run: echo last\n',
+    });
+    await cli(env, 'project', 'add', repo.path);
+    const task = await cliCreateTask(env, 'ticks', 'slow');
+    const live = await cli(env, 'task', 'logs', String(task.id), '-f', '--raw');
+    expect(live.code).toBe(0);
+    const stored = await cli(env, 'task', 'logs', String(task.id), '--raw');
+    // Headers say `running` live and `succeeded` afterwards; every other line is the same.
+    const body = (out: string) =>
+      out.split('\n').filter((l) => !l.startsWith('── ') && !l.startsWith('  '));
+    expect(body(live.out)).toEqual(body(stored.out));
+    const texts = body(stored.out).map((l) => JSON.parse(l) as { text?: string });
+    // Which of a pair the daemon read first is up to the two pipes; each line is there once.
+    expect(
+      texts
+        .filter((l) => l.text?.startsWith('t'))
+        .map((l) => l.text)
+        .sort(),
+    ).toEqual(['tick1', 'tick2', 'tick3', 'tock1', 'tock2', 'tock3']);
+    expect(live.out).toContain(`── task ${task.id} is done`);
+  });
 });
 
 describe('svc task actions without a daemon', () => {
