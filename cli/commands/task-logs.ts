@@ -31,18 +31,22 @@ function header(s: Pick<StepRun, 'step_id' | 'attempt' | 'iteration' | 'state'>)
   return `── ${s.step_id} attempt ${s.attempt}${s.iteration > 0 ? ` iteration ${s.iteration}` : ''} (${s.state})`;
 }
 
-/** Prints one run's transcript to its end; the raw offset reached, or null without a transcript. */
+/**
+ * Prints one run's transcript from raw offset `from` to its end; the offset reached, or null
+ * without a transcript.
+ */
 async function printRun(
   ctx: CommandContext,
   client: Client,
   taskId: number,
-  run: StepRun,
+  runId: number,
+  from = 0,
 ): Promise<number | null> {
   const raw = ctx.options.raw === true;
   const r = await readTranscriptPages(
     client,
-    `/v1/tasks/${taskId}/steps/${run.id}/transcript`,
-    { format: raw ? 'raw' : 'events' },
+    `/v1/tasks/${taskId}/steps/${runId}/transcript`,
+    { from, format: raw ? 'raw' : 'events' },
     async (page) => {
       for (const line of page.lines)
         for (const l of raw ? [line] : renderStoredLine(line)) ctx.out(l);
@@ -51,7 +55,7 @@ async function printRun(
   );
   if (r?.stuck)
     ctx.err(
-      `svc: the transcript of run ${run.id} has a line longer than a page at byte ${r.offset}; stopped there`,
+      `svc: the transcript of run ${runId} has a line longer than a page at byte ${r.offset}; stopped there`,
     );
   return r?.offset ?? null;
 }
@@ -107,7 +111,7 @@ export const taskLogs: Command = {
     for (const s of steps) {
       if ((only !== undefined && s.id !== only) || !s.has_transcript) continue;
       ctx.out(header(s));
-      const reached = await closing(printRun(ctx, client, id, s));
+      const reached = await closing(printRun(ctx, client, id, s.id));
       if (reached !== null) readUpTo.set(s.id, reached);
     }
     if (!ctx.options.follow) return EXIT.ok;
@@ -115,29 +119,32 @@ export const taskLogs: Command = {
     let stopped: string | null = null;
     // --raw prints what the transcript stores, so its live part is read from the transcript too:
     // a live chunk only says that its run grew. Reads and headers take turns in one queue, so a
-    // step's last lines come before the next step's header.
+    // step's last lines come before the next step's header. A read that fails ends the stream
+    // and the command with its error, as a refused read does before following; turns after it
+    // do nothing.
     const raw = ctx.options.raw === true;
     const grown = new Set<number>();
     let turns: Promise<void> = Promise.resolve();
+    let failure: { err: unknown } | null = null;
     const inTurn = (fn: () => Promise<void> | void) => {
-      turns = turns.then(fn);
+      turns = turns
+        .then(() => (failure ? undefined : fn()))
+        .catch((err: unknown) => {
+          failure ??= { err };
+          ac.abort();
+        });
     };
-    const catchUp = () =>
+    /** Reads the grown runs (with `all`, every run read so far) from where each was left. */
+    const catchUp = (all = false) => {
+      if (all) for (const known of readUpTo.keys()) grown.add(known);
       inTurn(async () => {
         for (const runId of [...grown]) {
           grown.delete(runId);
-          const r = await readTranscriptPages(
-            client,
-            `/v1/tasks/${id}/steps/${runId}/transcript`,
-            { from: readUpTo.get(runId) ?? 0, format: 'raw' },
-            async (page) => {
-              for (const line of page.lines) ctx.out(line);
-              await ctx.drained();
-            },
-          );
-          if (r) readUpTo.set(runId, r.offset);
+          const reached = await printRun(ctx, client, id, runId, readUpTo.get(runId) ?? 0);
+          if (reached !== null) readUpTo.set(runId, reached);
         }
       });
+    };
     const handle = (f: Frame): boolean => {
       const data = f.data ? (JSON.parse(f.data) as Record<string, unknown>) : {};
       const payload = (data.payload ?? {}) as Record<string, unknown>;
@@ -146,10 +153,7 @@ export const taskLogs: Command = {
       if ((readUpTo.get(runId) ?? -1) >= offset) return false;
       if (f.event === 'step.started') {
         // The runs before it may have written their last lines (a step's end) since their output.
-        if (raw) {
-          for (const known of readUpTo.keys()) grown.add(known);
-          catchUp();
-        }
+        if (raw) catchUp(true);
         const line = header({
           step_id: String(payload.step_id ?? ''),
           attempt: Number(payload.attempt ?? 1),
@@ -181,9 +185,11 @@ export const taskLogs: Command = {
     else deliver = handle;
     await following;
     // Whatever the runs wrote before the task stopped is printed before why it stopped.
-    if (raw) for (const runId of readUpTo.keys()) grown.add(runId);
-    catchUp();
+    if (raw) catchUp(true);
     await turns;
+    // Set inside the turns, which TypeScript does not follow.
+    const failed = failure as { err: unknown } | null;
+    if (failed) throw failed.err;
     if (stopped) {
       // Why it stopped, read now: the block reason and message, the gate, the question.
       task = await client.get<TaskLike>(`/v1/tasks/${id}`);

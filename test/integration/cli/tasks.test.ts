@@ -1,5 +1,9 @@
 // Issue 4 point 10: `svc project …` and `svc task …` against a real daemon, with --json and exit codes.
-import { describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { waitFor } from '../../support/app.js';
 import { cli, cliCreateTask } from '../../support/cli.js';
 import { daemonEnv, startDaemon } from '../../support/daemon.js';
@@ -159,6 +163,53 @@ describe('svc task', () => {
         .sort(),
     ).toEqual(['tick1', 'tick2', 'tick3', 'tock1', 'tock2', 'tock3']);
     expect(live.out).toContain(`── task ${task.id} is done`);
+  });
+
+  it('ends -f --raw with the error of a live read that fails, and no crash', async () => {
+    const env = await start();
+    // Between the CLI and the daemon, a proxy that drops every transcript read: the task's
+    // event stream goes on, so the read that fails is one made while following.
+    const daemonJson = join(env.SVC_DATA_DIR, 'daemon.json');
+    const info = JSON.parse(readFileSync(daemonJson, 'utf8')) as { url: string };
+    const target = new URL(info.url);
+    const proxy = createServer((req, res) => {
+      if (req.url?.includes('/transcript')) {
+        req.socket.destroy();
+        return;
+      }
+      const up = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: req.url,
+          method: req.method,
+          headers: req.headers,
+        },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    onTestFinished(() => new Promise<void>((r) => proxy.close(() => r())));
+    const { port } = proxy.address() as AddressInfo;
+    writeFileSync(daemonJson, JSON.stringify({ ...info, url: `http://127.0.0.1:${port}` }));
+
+    const repo = gitRepo();
+    withWorkflows(repo, {
+      hold: 'name: hold\nsteps:\n  - id: h\n    type: command\n    run: sleep 0.5\n',
+      talk: 'name: talk\nsteps:\n  - id: t\n    type: command\n    run: echo said\n',
+    });
+    await cli(env, 'project', 'add', repo.path, '--max-parallel', '1');
+    await cliCreateTask(env, 'first', 'hold');
+    // Queued behind the first: it has no transcript to read until it runs, while it is followed.
+    const task = await cliCreateTask(env, 'second', 'talk');
+    const live = await cli(env, 'task', 'logs', String(task.id), '-f', '--raw');
+    expect(live.code).toBe(3);
+    expect(live.err).toMatch(/^svc: svc daemon at http:\/\/127\.0\.0\.1:\d+ does not answer/);
+    expect(live.out).not.toContain(`is done`);
   });
 });
 
