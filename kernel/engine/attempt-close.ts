@@ -1,7 +1,8 @@
 /**
  * Closing an attempt: the row's final fields from the outcome, the HEAD it ended on, the
  * transcript's last line and its close, and then — in the transaction that may spend the disk
- * reserve — the row, `step.finished` and what the caller makes of the outcome (`onSettled`).
+ * reserve — what the attempt left uncommitted, the row, `step.finished` and what the caller makes
+ * of the outcome (`onSettled`).
  */
 import { rm } from 'node:fs/promises';
 import { formatMs } from '../clock/index.js';
@@ -9,7 +10,9 @@ import type { StepOutcome } from '../plugin/index.js';
 import type { StepRunRow, StepRunsTable } from '../store/index.js';
 import type { AttemptContext } from './attempt-context.js';
 import type { OpenAttempt } from './attempt-open.js';
+import type { KeptWork } from './attempt-run.js';
 import type { AttemptDeps, AttemptResult, AttemptSpec } from './attempt-types.js';
+import { writeWorktreeChanges } from './worktree-changes.js';
 
 type RowPatch = Parameters<StepRunsTable['update']>[1];
 
@@ -75,8 +78,9 @@ export async function closeAttempt(
   spec: AttemptSpec,
   open: OpenAttempt,
   ran: AttemptContext,
-  outcome: StepOutcome,
+  kept: KeptWork,
 ): Promise<AttemptResult> {
+  const { outcome } = kept;
   const { task, step, index, iteration } = spec;
   const { attempt, runId, transcript, transcriptPath, ts } = open;
   const finished = formatMs(deps.clock.now());
@@ -103,7 +107,8 @@ export async function closeAttempt(
   // The runner applies it (advance, block, done) inside, so a retry after the reserve is spent
   // records the attempt's end and the task's next move together, as the first try would have.
   return deps.disk.rescueTx(deps.store, () => {
-    deps.runs.update(runId, patch);
+    if (kept.changes !== undefined) writeWorktreeChanges(deps.store.db, task.id, kept.changes);
+    const row = deps.runs.updateReturning(runId, patch) as StepRunRow;
     if (outcome.kind !== 'awaiting_gate' && iteration === 0) {
       deps.events.append(
         'step.finished',
@@ -118,7 +123,7 @@ export async function closeAttempt(
         },
       );
     }
-    const result = { outcome, row: deps.runs.get(runId) as StepRunRow };
+    const result = { outcome, row };
     spec.onSettled?.(result);
     return result;
   });

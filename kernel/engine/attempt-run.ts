@@ -12,7 +12,7 @@ import { commitStepWork } from './commit.js';
 import { type StepDef, stepSetting, type WorkflowSnapshot } from './model.js';
 import { carriesPrompt, PROMPT_LEAD } from './prompt.js';
 import { checkStepDef } from './step-def.js';
-import { recordWorktreeChanges } from './worktree-changes.js';
+import { measureWorktreeChanges } from './worktree-changes.js';
 
 /** The step as this attempt runs it: the task's prompt where it belongs, a retry's overrides. */
 function effectiveDef(spec: AttemptSpec, types: StepTypes): Record<string, unknown> {
@@ -94,13 +94,27 @@ function commits(
   );
 }
 
-/** What the step left in the worktree: committed when it asks to, recorded either way. */
+/** An attempt's outcome after its work was kept, and what it left uncommitted. */
+export interface KeptWork {
+  outcome: StepOutcome;
+  /**
+   * The worktree's uncommitted changes as the row keeps them, measured after the step (null:
+   * none, or no worktree); undefined when the attempt was cancelled and nothing was measured.
+   */
+  changes?: string | null;
+}
+
+/**
+ * What the step left in the worktree: committed when it asks to, measured either way. The
+ * measurement is written by the transaction that closes the attempt (attempt-close.ts), before
+ * its outcome moves the task, so the transition still announces it — and a one-step task commits
+ * once less than when it was written here on its own (issue 22).
+ */
 export async function keepStepWork(
-  deps: AttemptDeps,
   spec: AttemptSpec,
   open: OpenAttempt,
   outcome: StepOutcome,
-): Promise<StepOutcome> {
+): Promise<KeptWork> {
   const { task, step } = spec;
   if (outcome.kind === 'succeeded' && task.worktree_path && commits(spec.stepType, step, spec)) {
     // `commit: true` (decision 204): what the step left goes on the branch, or the step fails.
@@ -114,7 +128,6 @@ export async function keepStepWork(
       open.transcript.annotate('committed', { commit: c.commit, files: c.files }, open.ts());
   }
   // What the attempt left uncommitted, recorded before its outcome moves the task (decision 204).
-  if (outcome.kind !== 'cancelled')
-    await recordWorktreeChanges(deps.store.db, task.id, task.worktree_path);
-  return outcome;
+  if (outcome.kind === 'cancelled') return { outcome };
+  return { outcome, changes: await measureWorktreeChanges(task.worktree_path) };
 }

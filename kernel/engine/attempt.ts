@@ -22,7 +22,7 @@ export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<
   // anything starts, so a transcript that cannot be written stops the attempt before its process.
   await open.transcript.flushed();
   const outcome = await runStep(deps, spec, open, ran.ctx);
-  const kept = await keepStepWork(deps, spec, open, outcome);
+  const kept = await keepStepWork(spec, open, outcome);
   return closeAttempt(deps, spec, open, ran, kept);
 }
 

@@ -10,20 +10,29 @@
  * committed or edited by hand since).
  */
 import { existsSync } from 'node:fs';
-import { type WorktreeChanges, worktreeChanges } from '../git/index.js';
+import { worktreeChanges } from '../git/index.js';
 import type { Db } from '../store/index.js';
 
-/** Measures `worktree` (null: none) and records the result on task `taskId`'s row. */
+/**
+ * `worktree`'s uncommitted changes as the row keeps them (JSON), or null: no worktree, none on
+ * disk, or git could not say.
+ */
+export async function measureWorktreeChanges(worktree: string | null): Promise<string | null> {
+  const changes =
+    worktree && existsSync(worktree) ? await worktreeChanges(worktree).catch(() => null) : null;
+  return changes ? JSON.stringify(changes) : null;
+}
+
+/** Writes a measurement on task `taskId`'s row (inside the caller's transaction, if any). */
+export function writeWorktreeChanges(db: Db, taskId: number, changes: string | null): void {
+  db.prepare('UPDATE tasks SET worktree_changes = ? WHERE id = ?').run(changes, taskId);
+}
+
+/** Measures `worktree` (null: none) and records the result on task `taskId`'s row at once. */
 export async function recordWorktreeChanges(
   db: Db,
   taskId: number,
   worktree: string | null,
-): Promise<WorktreeChanges | null> {
-  const changes =
-    worktree && existsSync(worktree) ? await worktreeChanges(worktree).catch(() => null) : null;
-  db.prepare('UPDATE tasks SET worktree_changes = ? WHERE id = ?').run(
-    changes ? JSON.stringify(changes) : null,
-    taskId,
-  );
-  return changes;
+): Promise<void> {
+  writeWorktreeChanges(db, taskId, await measureWorktreeChanges(worktree));
 }

@@ -130,6 +130,17 @@ export class StepRunsTable {
       .run({ ...patch, __id: id });
   }
 
+  /** `update`, answering the row as written (`RETURNING`: one statement, not a write and a read). */
+  updateReturning(id: number, patch: StepRunPatch): StepRunRow | undefined {
+    const keys = Object.keys(patch);
+    if (keys.length === 0) return this.get(id);
+    return this.db
+      .prepare(
+        `UPDATE step_runs SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @__id RETURNING *`,
+      )
+      .get({ ...patch, __id: id }) as StepRunRow | undefined;
+  }
+
   get(id: number): StepRunRow | undefined {
     return this.db.prepare('SELECT * FROM step_runs WHERE id = ?').get(id) as
       | StepRunRow
