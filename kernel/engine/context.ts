@@ -139,10 +139,10 @@ export function buildContext(
 
 /**
  * The template context of a top-level step's next attempt: its attempt number, and the last
- * failure since the task's retry floor (`.LastFailure`).
+ * failure since the task's retry floor (`.LastFailure`). `rows` are every run of the task, so the
+ * attempt number is read from them rather than asked of the database again.
  */
 export function topStepContext(
-  runs: { lastAttempt(taskId: number, index: number, stepId: string, iteration: number): number },
   task: TaskRow,
   project: Project,
   snapshot: WorkflowSnapshot,
@@ -150,7 +150,10 @@ export function topStepContext(
   index: number,
   rows: StepRunRow[],
 ): Record<string, unknown> {
-  const attempt = runs.lastAttempt(task.id, index, step.id, 0) + 1;
+  let attempt = 1;
+  for (const r of rows)
+    if (r.step_index === index && r.step_id === step.id && r.iteration === 0)
+      attempt = Math.max(attempt, r.attempt + 1);
   const last = rows
     .filter(
       (r) =>

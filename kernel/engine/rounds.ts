@@ -50,7 +50,7 @@ export async function runFollowUp(
   if (!stepType)
     return block(deps, task, 'invalid_snapshot', `no step type ${step.type} is registered`);
   const all = deps.runs.ofTask(task.id);
-  const context = topStepContext(deps.runs, task, project, snapshot, step, index, all);
+  const context = topStepContext(task, project, snapshot, step, index, all);
   const override = takeOverride(deps, task);
   const result = await runAttempt(deps, {
     task,

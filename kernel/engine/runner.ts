@@ -313,7 +313,7 @@ export class Runner {
     if (!stepType)
       return block(this.deps, task, 'invalid_snapshot', `no step type ${step.type} is registered`);
     const rows = deps.runs.ofTask(task.id);
-    const context = topStepContext(this.deps.runs, task, project, snapshot, step, index, rows);
+    const context = topStepContext(task, project, snapshot, step, index, rows);
     if (typeof step.if === 'string' && stepType.meta.ifRole !== 'body') {
       const guard = evaluateGuard(step.if, context);
       if (!guard.ok) {
