@@ -383,7 +383,7 @@ export class Runner {
    * loop goes on.
    */
   private doneIfLast(taskId: number, snapshot: WorkflowSnapshot, entry: Active): Next {
-    const task = this.deps.tasks.get(taskId);
+    const task = this.deps.tasks.progress(taskId);
     if (
       entry.ac.signal.aborted ||
       task?.state !== 'running' ||

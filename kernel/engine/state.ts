@@ -120,7 +120,7 @@ export class TaskStates {
   patch(id: number, state: TaskState, patch: TaskPatch): boolean {
     return this.store.tx(() => {
       // The row before is read only when the step may advance: its event needs the old step.
-      const before = patch.current_step !== undefined ? this.tasks.get(id) : undefined;
+      const before = patch.current_step !== undefined ? this.tasks.progress(id) : undefined;
       if (!this.tasks.cas(id, state, { ...patch, updated_at: this.now() })) return false;
       if (before && patch.current_step !== before.current_step) {
         this.events.append(

@@ -27,6 +27,7 @@ export {
   type QueuedTask,
   type TaskInsert,
   type TaskPatch,
+  type TaskProgress,
   type TaskRow,
   TasksTable,
 } from './tasks.js';

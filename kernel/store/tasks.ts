@@ -83,6 +83,21 @@ export type QueuedTask = Pick<
   'id' | 'project_id' | 'priority' | 'pause_requested' | 'admit_not_before'
 >;
 
+/**
+ * What the runner asks of a running task between steps: where it is and whether anything waits
+ * to change its course. Read without the row's text columns (the prompt alone may be a mebibyte).
+ */
+export type TaskProgress = Pick<
+  TaskRow,
+  | 'id'
+  | 'project_id'
+  | 'state'
+  | 'current_step'
+  | 'pause_requested'
+  | 'repair_spec'
+  | 'followup_spec'
+>;
+
 /** A new task row with every optional column empty; callers name what they know. */
 export function newTask(
   t: Pick<
@@ -181,6 +196,18 @@ export class TasksTable {
 
   get(id: number): TaskRow | undefined {
     return this.getStmt.get(id) as TaskRow | undefined;
+  }
+
+  /**
+   * The task's progress alone: a whole row is 58 columns made into an object, its workflow
+   * snapshot and prompt copied into strings, several times a step (issue 22).
+   */
+  progress(id: number): TaskProgress | undefined {
+    return this.db
+      .prepare(
+        'SELECT id, project_id, state, current_step, pause_requested, repair_spec, followup_spec FROM tasks WHERE id = ?',
+      )
+      .get(id) as TaskProgress | undefined;
   }
 
   /** Compare-and-swap: applies `patch` only while the task is in `from`; true when it did. */
