@@ -26,6 +26,7 @@ import { rmSync, utimesSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { processStartTicks, signalGroup, stdinOf } from './launch.js';
+import { DroppedLaunches } from './spawner-dropped.js';
 import {
   type FromSpawner,
   HEADER_BYTES,
@@ -95,7 +96,7 @@ function main(socketPath: string, touchEveryMs: number): void {
   const pending = new Map<string, Pending>();
   const running = new Map<string, ChildProcess>();
   /** Launches the daemon gave up on: a stream of one arriving late is closed, never held. */
-  const dropped = new Set<string>();
+  const dropped = new DroppedLaunches();
 
   const start = (id: string, p: Pending) => {
     const req = p.req;
