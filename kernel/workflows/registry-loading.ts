@@ -56,6 +56,13 @@ export class WorkflowLoader {
     { stamp: string; optionsKey: string; entry: WorkflowEntry }
   >();
   private builtinEntries: { optionsKey: string; entries: WorkflowEntry[] } | null = null;
+  /**
+   * Each scope directory's workflow file names, kept while its times and inode hold (and it had
+   * been still for SETTLED_MS): adding, removing or renaming an entry changes them. Every task
+   * creation lists two directories, and the project's is most often missing — a `readdirSync`
+   * that threw ENOENT, an exception and its stack each time (issue 22 point 2).
+   */
+  private readonly listings = new Map<string, { stamp: string; names: string[] }>();
 
   constructor(private readonly deps: WorkflowLoaderDeps) {}
 
@@ -136,6 +143,30 @@ export class WorkflowLoader {
     return this.builtinEntries.entries;
   }
 
+  /** The workflow files of `dir`, sorted; none when it is missing or cannot be read. */
+  private list(dir: string): string[] {
+    try {
+      const st = statSync(dir, { throwIfNoEntry: false });
+      if (!st?.isDirectory()) {
+        this.listings.delete(dir);
+        return [];
+      }
+      const stamp = `${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+      const known = this.listings.get(dir);
+      if (known?.stamp === stamp) return known.names;
+      const names = readdirSync(dir).filter(isWorkflowFile).sort();
+      // A directory changed within the clock's granularity could change again unseen by its stamp.
+      if (Date.now() - Math.max(st.mtimeMs, st.ctimeMs) > SETTLED_MS) {
+        if (this.listings.size > 1000) this.listings.clear();
+        this.listings.set(dir, { stamp, names });
+      } else this.listings.delete(dir);
+      return names;
+    } catch {
+      this.listings.delete(dir);
+      return [];
+    }
+  }
+
   /** Reads one scope directory: `*.yaml` and `*.yml`, sorted by path. */
   readDir(
     dir: string,
@@ -145,12 +176,7 @@ export class WorkflowLoader {
     opts: ValidateOptions,
     optionsKey: string,
   ): WorkflowEntry[] {
-    let names: string[];
-    try {
-      names = readdirSync(dir).filter(isWorkflowFile).sort();
-    } catch {
-      return [];
-    }
+    const names = this.list(dir);
     const out: WorkflowEntry[] = [];
     for (const name of names) {
       const file = join(dir, name);

@@ -2,8 +2,10 @@
 // shadowing, duplicate losers beside winners, unparseable files under their name or filename,
 // platforms and `unsupported`, the 1 MiB bound, version and digest, and changes picked up live.
 import { createHash } from 'node:crypto';
-import { chmodSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { chmodSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { basename } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildTestApp, waitFor } from '../../support/app.js';
 import { list, project, wf, writeGlobal, writeProject } from './support.js';
 
@@ -214,5 +216,47 @@ describe('workflow registry', () => {
     expect(await stepsOf()).toEqual(['bbbb']);
     writeFileSync(file, wf('same', '  - id: cccc', '    type: command', '    run: make'));
     expect(await stepsOf()).toEqual(['cccc']);
+  });
+
+  // Issue 22 point 2: every task creation takes a view, listing the global directory and the
+  // project's (most often missing). A listing is kept while the directory's times and inode hold,
+  // so a still directory is not read again — and an entry added, removed or renamed is seen at once.
+  it('lists a directory again only when an entry of it changed', async () => {
+    const t = await buildTestApp();
+    const p = await project(t);
+    writeGlobal(t, 'one.yaml', wf('one'));
+    // The files listed, by name (a file's workflow is named inside it).
+    const names = async () =>
+      (await list(t, p.id)).flatMap((r) => (r.file ? [basename(r.file, '.yaml')] : []));
+    const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+    const readdir = fs.readdirSync;
+    const listed: string[] = [];
+    fs.readdirSync = ((dir: string, ...rest: unknown[]) => {
+      listed.push(String(dir));
+      return (readdir as (...a: unknown[]) => unknown)(dir, ...rest);
+    }) as typeof fs.readdirSync;
+    syncBuiltinESMExports();
+    onTestFinished(() => {
+      fs.readdirSync = readdir;
+      syncBuiltinESMExports();
+    });
+    expect(await names()).toContain('one');
+    // Still long enough for its listing to be kept (a directory changed within the clock's
+    // granularity is listed every time).
+    await new Promise((r) => setTimeout(r, 2_200));
+    expect(await names()).toContain('one');
+    listed.length = 0;
+    for (let i = 0; i < 5; i++) expect(await names()).toContain('one');
+    // Neither the still global directory nor the project's missing one was read.
+    expect(listed).toEqual([]);
+    writeGlobal(t, 'two.yaml', wf('two'));
+    expect(await names()).toEqual(expect.arrayContaining(['one', 'two']));
+    renameSync(`${t.paths.workflowsDir}/two.yaml`, `${t.paths.workflowsDir}/three.yaml`);
+    expect(await names()).not.toContain('two');
+    expect(await names()).toContain('three');
+    rmSync(`${t.paths.workflowsDir}/one.yaml`);
+    expect(await names()).not.toContain('one');
+    writeProject(p.repo, 'mine.yaml', wf('mine'));
+    expect(await names()).toContain('mine');
   });
 });
