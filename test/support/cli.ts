@@ -1,5 +1,7 @@
 /** Runs the `svc` CLI in-process against `env`, capturing what it prints and its exit code. */
 import { main } from '../../cli/index.js';
+import { gitRepo, type Repo } from './git.js';
+import { withWorkflows } from './tasks.js';
 
 export async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
   const out: string[] = [];
@@ -33,4 +35,20 @@ export async function cliCreateTask(
   );
   if (r.code !== 0) throw new Error(`task create → exit ${r.code}: ${r.err}`);
   return JSON.parse(r.out);
+}
+
+/**
+ * A fresh repository holding `workflows` (name → YAML) in `.svc/workflows`, added as a project
+ * with `svc project add` and any further flags; fails unless the CLI exits 0.
+ */
+export async function cliProject(
+  env: NodeJS.ProcessEnv,
+  workflows: Record<string, string>,
+  ...flags: string[]
+): Promise<Repo> {
+  const repo = gitRepo();
+  withWorkflows(repo, workflows);
+  const r = await cli(env, 'project', 'add', repo.path, ...flags);
+  if (r.code !== 0) throw new Error(`project add → exit ${r.code}: ${r.err}`);
+  return repo;
 }

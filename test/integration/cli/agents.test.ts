@@ -5,10 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentConfig, agentWorkflow, FAKE_BINARIES } from '../../support/agents.js';
 import { waitFor } from '../../support/app.js';
-import { cli, cliCreateTask } from '../../support/cli.js';
+import { cli, cliCreateTask, cliProject } from '../../support/cli.js';
 import { daemonEnv, startDaemon } from '../../support/daemon.js';
-import { gitRepo } from '../../support/git.js';
-import { withWorkflows } from '../../support/tasks.js';
 
 async function start(
   knobs: Record<string, string> = {},
@@ -54,9 +52,7 @@ describe('svc agents', () => {
 describe('svc task answer and svc task repair', () => {
   it('shows the pending question, answers it by text or alone, and refuses when nothing waits', async () => {
     const env = await start({ FAKE_CLAUDE_SCENARIO: 'ask-question', FAKE_CLAUDE_ASK_MULTI: '1' });
-    const repo = gitRepo();
-    withWorkflows(repo, { ask: agentWorkflow('ask', { agent: 'claude' }) });
-    await cli(env, 'project', 'add', repo.path);
+    await cliProject(env, { ask: agentWorkflow('ask', { agent: 'claude' }) });
     const id = (await cliCreateTask(env, 't', 'ask')).id;
     await waitFor(async () => (await stateOf(env, id)) === 'awaiting_input', 10_000);
     const show = await cli(env, 'task', 'answer', String(id));
@@ -99,11 +95,9 @@ describe('svc task answer and svc task repair', () => {
 
   it('repairs a blocked task with a literal prompt and prints the warnings', async () => {
     const env = await start();
-    const repo = gitRepo();
-    withWorkflows(repo, {
+    await cliProject(env, {
       bad: 'name: bad\nsteps:\n  - id: b\n    type: command\n    max_retries: 0\n    run: exit 3\n',
     });
-    await cli(env, 'project', 'add', repo.path);
     const id = (await cliCreateTask(env, 't', 'bad')).id;
     await waitFor(async () => (await stateOf(env, id)) === 'blocked', 10_000);
     expect((await cli(env, 'task', 'repair', String(id))).code).toBe(2);

@@ -5,10 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { waitFor } from '../../support/app.js';
-import { cli, cliCreateTask } from '../../support/cli.js';
+import { cli, cliCreateTask, cliProject } from '../../support/cli.js';
 import { daemonEnv, startDaemon } from '../../support/daemon.js';
 import { gitRepo } from '../../support/git.js';
-import { withWorkflows } from '../../support/tasks.js';
 
 async function start() {
   const env = daemonEnv();
@@ -46,12 +45,10 @@ describe('svc task', () => {
 
   it('creates, lists, shows a timeline, prints logs and acts', async () => {
     const env = await start();
-    const repo = gitRepo();
-    withWorkflows(repo, {
+    await cliProject(env, {
       build:
         'name: build\nsteps:\n  - id: hello\n    type: command\n    run: echo hello-from-svc\n  - id: gate\n    type: manual\n    instructions: check it\n',
     });
-    await cli(env, 'project', 'add', repo.path);
     // Throws unless the CLI exits 0.
     const task = await cliCreateTask(env, 'Say hello', 'build', '--field', 'kind=demo');
     expect(task).toMatchObject({ title: 'Say hello', fields: { kind: 'demo' } });
@@ -101,11 +98,9 @@ describe('svc task', () => {
 
   it('shows loop progress in the timeline and the lane tree', async () => {
     const env = await start();
-    const repo = gitRepo();
-    withWorkflows(repo, {
+    await cliProject(env, {
       fan: 'name: fan\nsteps:\n  - id: split\n    type: fan_out\n    lanes:\n      - id: left\n        steps:\n          - id: l\n            type: command\n            run: "true"\n      - id: right\n        steps:\n          - id: r\n            type: command\n            run: "true"\n  - id: again\n    type: loop\n    for_each: "x\\ny"\n    steps:\n      - id: echo\n        type: command\n        run: echo {{.Item}}\n',
     });
-    await cli(env, 'project', 'add', repo.path);
     const task = await cliCreateTask(env, 'tree', 'fan');
     await waitFor(
       async () =>
@@ -125,11 +120,9 @@ describe('svc task', () => {
 
   it('follows live output with logs -f until the task stops', async () => {
     const env = await start();
-    const repo = gitRepo();
-    withWorkflows(repo, {
+    await cliProject(env, {
       slow: 'name: slow\nsteps:\n  - id: s\n    type: command\n    run: for i in 1 2 3; do echo tick$i; sleep 0.2; done\n',
     });
-    await cli(env, 'project', 'add', repo.path);
     const task = await cliCreateTask(env, 'ticks', 'slow');
     const logs = await cli(env, 'task', 'logs', String(task.id), '-f');
     expect(logs.code).toBe(0);
@@ -141,11 +134,9 @@ describe('svc task', () => {
 
   it('follows with --raw as stored: the same lines --raw prints once the task is done', async () => {
     const env = await start();
-    const repo = gitRepo();
-    withWorkflows(repo, {
+    await cliProject(env, {
       slow: 'name: slow\nsteps:\n  - id: s\n    type: command\n    run: for i in 1 2 3; do echo tick$i; echo tock$i >&2; sleep 0.2; done\n  - id: t\n    type: command\n    run: echo last\n',
     });
-    await cli(env, 'project', 'add', repo.path);
     const task = await cliCreateTask(env, 'ticks', 'slow');
     const live = await cli(env, 'task', 'logs', String(task.id), '-f', '--raw');
     expect(live.code).toBe(0);
@@ -197,12 +188,15 @@ describe('svc task', () => {
     const { port } = proxy.address() as AddressInfo;
     writeFileSync(daemonJson, JSON.stringify({ ...info, url: `http://127.0.0.1:${port}` }));
 
-    const repo = gitRepo();
-    withWorkflows(repo, {
-      hold: 'name: hold\nsteps:\n  - id: h\n    type: command\n    run: sleep 0.5\n',
-      talk: 'name: talk\nsteps:\n  - id: t\n    type: command\n    run: echo said\n',
-    });
-    await cli(env, 'project', 'add', repo.path, '--max-parallel', '1');
+    await cliProject(
+      env,
+      {
+        hold: 'name: hold\nsteps:\n  - id: h\n    type: command\n    run: sleep 0.5\n',
+        talk: 'name: talk\nsteps:\n  - id: t\n    type: command\n    run: echo said\n',
+      },
+      '--max-parallel',
+      '1',
+    );
     await cliCreateTask(env, 'first', 'hold');
     // Queued behind the first: it has no transcript to read until it runs, while it is followed.
     const task = await cliCreateTask(env, 'second', 'talk');
