@@ -4,7 +4,7 @@
  * and a file is read again whenever its size, times or inode change (validation is cached by
  * content digest), so a change on disk is in force at once.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import type { Config } from '../config/index.js';
 import type { AgentValueSets } from '../plugin/index.js';
@@ -30,6 +30,28 @@ export interface WorkflowLoaderDeps {
 
 /** How long a workflow file must have been unchanged before its stamp stands for its bytes. */
 const SETTLED_MS = 2000;
+
+/**
+ * What stands for a file's or a directory's content while it holds — size, times and inode — and
+ * whether it has been still long enough for that: one changed within the clock's granularity could
+ * change again unseen by its stamp (git's "racily clean" entries), so it is read again until still.
+ */
+function stampOf(st: Stats): { stamp: string; settled: boolean } {
+  return {
+    stamp: `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`,
+    settled: Date.now() - Math.max(st.mtimeMs, st.ctimeMs) > SETTLED_MS,
+  };
+}
+
+/** Keeps `value` under `key` only when what it was read from had settled; a thousand at most. */
+function remember<V>(cache: Map<string, V>, key: string, value: V, settled: boolean): void {
+  if (!settled) {
+    cache.delete(key);
+    return;
+  }
+  if (cache.size > 1000) cache.clear();
+  cache.set(key, value);
+}
 
 /** The directory a project keeps its workflows in. */
 export function projectWorkflowsDir(repo: string): string {
@@ -151,15 +173,11 @@ export class WorkflowLoader {
         this.listings.delete(dir);
         return [];
       }
-      const stamp = `${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+      const { stamp, settled } = stampOf(st);
       const known = this.listings.get(dir);
       if (known?.stamp === stamp) return known.names;
       const names = readdirSync(dir).filter(isWorkflowFile).sort();
-      // A directory changed within the clock's granularity could change again unseen by its stamp.
-      if (Date.now() - Math.max(st.mtimeMs, st.ctimeMs) > SETTLED_MS) {
-        if (this.listings.size > 1000) this.listings.clear();
-        this.listings.set(dir, { stamp, names });
-      } else this.listings.delete(dir);
+      remember(this.listings, dir, { stamp, names }, settled);
       return names;
     } catch {
       this.listings.delete(dir);
@@ -188,10 +206,7 @@ export class WorkflowLoader {
         const st = statSync(file);
         if (!st.isFile()) continue;
         size = st.size;
-        stamp = `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
-        // A file changed within the clock's granularity could change again unseen by its stamp
-        // (git's "racily clean" entries): it is read again until it has been still a while.
-        settled = Date.now() - Math.max(st.mtimeMs, st.ctimeMs) > SETTLED_MS;
+        ({ stamp, settled } = stampOf(st));
       } catch {
         continue;
       }
@@ -240,10 +255,7 @@ export class WorkflowLoader {
         continue;
       }
       const entry = this.load(text, scope, file, relFile, projectId, opts, optionsKey);
-      if (settled) {
-        if (this.files.size > 1000) this.files.clear();
-        this.files.set(file, { stamp, optionsKey, entry });
-      } else this.files.delete(file);
+      remember(this.files, file, { stamp, optionsKey, entry }, settled);
       out.push(entry);
     }
     return out;
