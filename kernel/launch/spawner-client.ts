@@ -349,15 +349,13 @@ export class SpawnerLauncher implements Launcher {
         if (spec.onStdout) open(1, spec.onStdout);
         if (spec.onStderr) open(2, spec.onStderr);
       }
-      const env: Record<string, string> = {};
-      for (const [k, v] of Object.entries(spec.env)) if (v !== undefined) env[k] = v;
       proc.send({
         t: 'spawn',
         id,
         file: spec.file,
         args: [...spec.args],
         cwd: spec.cwd,
-        env,
+        env: spec.env,
         stdin: spec.stdin === 'keep-open' ? 'keep-open' : Buffer.from(spec.stdin),
         out: spec.onStdout !== undefined,
         err: spec.onStderr !== undefined,

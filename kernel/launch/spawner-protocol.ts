@@ -8,7 +8,11 @@ export interface SpawnRequest {
   file: string;
   args: string[];
   cwd: string;
-  env: Record<string, string>;
+  /**
+   * As the launch gave it: structured cloning keeps an unset name's `undefined`, and `spawn` leaves
+   * such a name out of the program's environment, as it does for a launch forked in the daemon.
+   */
+  env: Readonly<Record<string, string | undefined>>;
   stdin: Uint8Array | 'keep-open';
   out: boolean;
   err: boolean;

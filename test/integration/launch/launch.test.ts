@@ -82,6 +82,21 @@ describe.each([
     expect([...r.out()]).toEqual([0xe2, 0x82, 0xac, 0x00, 0x0a]);
   });
 
+  it('leaves a name whose value is undefined out of the environment, never "undefined"', async () => {
+    const out: Buffer[] = [];
+    const p = l.launch({
+      file: 'sh',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's own ${…}, not JavaScript's
+      args: ['-c', 'echo "${GONE-unset}:${KEPT}"'],
+      cwd: tempDir(),
+      env: { ...env, GONE: undefined, KEPT: 'here' },
+      stdin: '',
+      onStdout: (c) => out.push(c),
+    });
+    expect((await p.closed).code).toBe(0);
+    expect(Buffer.concat(out).toString()).toBe('unset:here\n');
+  });
+
   it('gives a program with nothing to read /dev/null, not a pipe, and it reads the end at once', async () => {
     // A pipe and its stream cost the forking process about a tenth of a fork (decision 247).
     const r = run(l, 'sh', ['-c', 'readlink /proc/self/fd/0; cat; echo done']);
