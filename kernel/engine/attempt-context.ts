@@ -162,6 +162,7 @@ export function buildStepContext(
           readOnlyMounts: scratch ? [scratch] : [],
           signal,
           cancelled: () => spec.signal.aborted,
+          ready: open.ready,
           mark: deps.procMark ? `${deps.procMark}.r${runId}` : undefined,
           // The line's text is decoded only when a stream takes it (decision 251).
           onOutput: (line) => {

@@ -26,6 +26,11 @@ export interface OpenAttempt {
   head: () => Promise<string | null>;
   /** The clock's time as transcript lines spell it. */
   ts: () => string;
+  /**
+   * Resolves once the transcript's first line is on disk, or could not be written (its writer's
+   * `failure` then says why). No process of the attempt starts before (decision 258).
+   */
+  ready: () => Promise<void>;
 }
 
 export function transcriptFile(
@@ -128,5 +133,7 @@ export async function openAttempt(
     { task_id: task.id, step_id: step.id, attempt, step_type: step.type, run_id: runId },
     ts(),
   );
-  return { attempt, runId, transcript, transcriptPath, latch, maxBytes, head, ts };
+  const firstLine = transcript.bytes;
+  const ready = () => transcript.durable(firstLine);
+  return { attempt, runId, transcript, transcriptPath, latch, maxBytes, head, ts, ready };
 }

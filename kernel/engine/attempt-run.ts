@@ -57,6 +57,9 @@ export async function runStep(
   } catch (err) {
     outcome = { kind: 'failed', reason: 'internal_error', message: (err as Error).message };
   }
+  // A step that started no process has not waited for its first line yet: the verdict below
+  // needs to know whether it was written.
+  await open.ready();
   const unwritable = transcript.failure;
   if (unwritable && !spec.signal.aborted) {
     // Not retried at once: the disk that was full a moment ago still is. The task blocks with

@@ -17,10 +17,10 @@ export type { AttemptDeps, AttemptResult, AttemptSpec } from './attempt-types.js
 export async function runAttempt(deps: AttemptDeps, spec: AttemptSpec): Promise<AttemptResult> {
   const config = deps.config();
   const open = await openAttempt(deps, spec, config);
+  // The transcript's first line is written off the event loop (decision 232) while the step
+  // prepares; its process waits for it to be on disk, so a transcript that cannot be written
+  // stops the attempt before anything starts (decision 258).
   const ran = buildStepContext(deps, spec, config, open);
-  // Open and written off the event loop (decision 232): the first lines are on disk before
-  // anything starts, so a transcript that cannot be written stops the attempt before its process.
-  await open.transcript.flushed();
   const outcome = await runStep(deps, spec, open, ran.ctx);
   const kept = await keepStepWork(spec, open, outcome);
   return closeAttempt(deps, spec, open, ran, kept);

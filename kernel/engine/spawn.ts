@@ -52,6 +52,11 @@ export interface LoggedSpawn {
    */
   onOutput?(line: { phase: string; stream: string; readonly text: string; offset: number }): void;
   onSpawn?(pid: number, startTicks: string | null): void;
+  /**
+   * Resolves once the transcript's first line is on disk (decision 258): the process starts only
+   * then, and not at all when the transcript could not be written.
+   */
+  ready?(): Promise<void>;
   /** The owner's attempt marker (decision 182): cancel, timeout and stop reach every descendant. */
   mark?: string;
   /** The running process, or null once it ended (pause the timeout around an input wait). */
@@ -64,6 +69,20 @@ function firstLines(batch: OutputBatch, taken: number): string {
   for (let i = batch.bytes.indexOf(0x0a); i >= 0 && i < taken; i = batch.bytes.indexOf(0x0a, i + 1))
     n++;
   return batch.text.split('\n').slice(0, n).join('\n');
+}
+
+/** The outcome of a process never started: its transcript refused its first line. */
+function notStarted(s: LoggedSpawn, why: string): SpawnOutcome {
+  return {
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    cancelled: s.cancelled(),
+    transcript_limited: s.transcript.latched,
+    spawn_error: why,
+    tail: '',
+    stderr_tail: '',
+  };
 }
 
 export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<SpawnOutcome> {
@@ -173,6 +192,12 @@ export async function spawnLogged(s: LoggedSpawn, req: SpawnRequest): Promise<Sp
     });
     const runtime = s.container.runtime;
     onTerminate = () => killContainer(runtime, name);
+  }
+  if (s.ready) {
+    await s.ready();
+    const refused = transcript.failure;
+    if (refused)
+      return notStarted(s, `the transcript cannot be written (${refused.code ?? 'error'})`);
   }
   const started = startProcess({
     file: launch.file,

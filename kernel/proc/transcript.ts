@@ -44,6 +44,7 @@ export class TranscriptWriter {
   private idleWaiters: Array<() => void> = [];
   private openWaiters: Array<() => void> = [];
   private drainWaiters: Array<() => void> = [];
+  private durableWaiters: Array<{ at: number; done: () => void }> = [];
   /**
    * What the last writes put on disk, for followers (decision 252): from the file's opening to the
    * writer's closing or failing, registered under `path` for the transcript routes to find.
@@ -142,6 +143,22 @@ export class TranscriptWriter {
   flushed(): Promise<void> {
     if (this.idle) return Promise.resolve();
     return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /**
+   * Resolves once the first `at` bytes accepted (all accepted so far, by default) are on disk, or
+   * the writer failed (see `failure`). Unlike `flushed()` it does not wait for lines accepted
+   * after it was asked: a step's process waits for the transcript's first line this way while
+   * the lines its start adds are still being written (decision 258).
+   */
+  durable(at = this.size): Promise<void> {
+    if (this.onDisk >= at || this.failed) return Promise.resolve();
+    return new Promise((done) => this.durableWaiters.push({ at, done }));
+  }
+
+  /** Bytes accepted and written: the file's length, counted as offsets are. */
+  private get onDisk(): number {
+    return this.size - this.waiting;
   }
 
   /** Resolves once fewer than `TRANSCRIPT_HIGH_WATER / 4` bytes wait (at once if so already). */
@@ -279,6 +296,8 @@ export class TranscriptWriter {
       return;
     }
     this.waiting -= n;
+    // Before the next write goes out: a wait for these bytes need not wait for the next ones.
+    this.wakeDurable();
     this.pump();
   }
 
@@ -314,6 +333,17 @@ export class TranscriptWriter {
     if (this.waiting <= TRANSCRIPT_HIGH_WATER / 4 || this.failed)
       for (const w of this.drainWaiters.splice(0)) w();
     if (this.idle) for (const w of this.idleWaiters.splice(0)) w();
+    this.wakeDurable();
+  }
+
+  /** Resolves the `durable` waits the disk has reached (every one, once the writer failed). */
+  private wakeDurable(): void {
+    if (this.durableWaiters.length === 0) return;
+    const reached = (w: { at: number }) => this.failed !== null || this.onDisk >= w.at;
+    const done = this.durableWaiters.filter(reached);
+    if (done.length === 0) return;
+    this.durableWaiters = this.durableWaiters.filter((w) => !reached(w));
+    for (const w of done) w.done();
   }
 
   private fail(err: NodeJS.ErrnoException): void {

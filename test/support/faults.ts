@@ -17,11 +17,12 @@ export interface WriteFault {
 
 /**
  * Makes writes to files whose real path starts with `prefix` fail with `code` (ENOSPC: "no space
- * left on device"), once `allow` bytes have gone through. Restored when the test ends.
+ * left on device"), once `allow` bytes have gone through. `answerAfterMs`: a batch write's refusal
+ * comes that late, as from a slow disk. Restored when the test ends.
  */
 export function failWrites(
   prefix: string,
-  opts: { code?: string; allow?: number } = {},
+  opts: { code?: string; allow?: number; answerAfterMs?: number } = {},
 ): WriteFault {
   const original = fs.writeSync;
   let passed = 0;
@@ -80,7 +81,8 @@ export function failWrites(
           errno: -28,
           syscall: 'write',
         });
-        process.nextTick(() => cb(err));
+        if (opts.answerAfterMs) setTimeout(() => cb(err), opts.answerAfterMs);
+        else process.nextTick(() => cb(err));
         return;
       }
       passed += size;

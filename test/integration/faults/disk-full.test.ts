@@ -65,6 +65,56 @@ describe('disk full on the transcripts directory', () => {
     ]);
   });
 
+  it('a slow disk: the process waits for the first line, and is not started when it is refused', async () => {
+    // Decision 258: the step prepares while its first line is written; its process starts only
+    // once the line is on disk. Here the refusal takes its time, so a process that did not wait
+    // would have run by then.
+    const t = await buildTestApp();
+    const marks = tempDir();
+    const { project } = await addProject(t, {
+      touch: commandWorkflow('touch', `touch ${marks}/ran`),
+    });
+    const task = await createTask(t, {
+      project_id: project.id,
+      title: 'slow full',
+      workflow: 'touch',
+      paused: true,
+    });
+    const fault = failWrites(join(t.paths.transcriptsDir, String(task.id)), {
+      answerAfterMs: 300,
+    });
+    await act(t, task.id, 'resume');
+    const blocked = await waitState(t, task.id, 'blocked');
+    expect(fault.refused).toBeGreaterThan(0);
+    expect(blocked.block_reason).toBe('disk_full');
+    expect(existsSync(join(marks, 'ran'))).toBe(false);
+  });
+
+  it('a step that starts no process (a gate) is judged on its first line too: it blocks disk_full', async () => {
+    // Decision 258: a process waits for the transcript's first line; a step without one learns
+    // whether it was written before its outcome is applied, so a gate is not left waiting on a
+    // transcript nobody could write.
+    const t = await buildTestApp();
+    const { project } = await addProject(t, {
+      gate: 'name: gate\nsteps:\n  - id: ok\n    type: manual\n    instructions: ok?\n',
+    });
+    const task = await createTask(t, {
+      project_id: project.id,
+      title: 'full gate',
+      workflow: 'gate',
+      paused: true,
+    });
+    const dir = join(t.paths.transcriptsDir, String(task.id));
+    mkdirSync(dir, { recursive: true });
+    symlinkSync('/dev/full', join(dir, '0-1.jsonl'));
+    await act(t, task.id, 'resume');
+    const blocked = await waitState(t, task.id, 'blocked');
+    expect(blocked.block_reason).toBe('disk_full');
+    expect(blocked.steps?.map((s) => [s.state, s.failure_reason])).toEqual([
+      ['failed', 'disk_full'],
+    ]);
+  });
+
   it('mid-step: the process tree is stopped, what was written stays, other tasks and the API carry on', async () => {
     const t = await buildTestApp({ config: 'max_parallel_tasks: 4\n' });
     const marks = tempDir();

@@ -195,6 +195,61 @@ describe('transcript writer', () => {
     });
   });
 
+  it('durable(at) waits for the bytes it names to be on disk, not for lines accepted after them', async () => {
+    // A lane that holds every write until the test lets it go, so "on disk" is observed, not raced.
+    const lane = new DiskLane(1);
+    const held: Array<() => void> = [];
+    const take = lane.take.bind(lane);
+    lane.take = (start) => held.push(() => take(start));
+    const t = new TranscriptWriter(
+      join(tempDir(), 'w.jsonl'),
+      0,
+      undefined,
+      undefined,
+      undefined,
+      lane,
+    );
+    await t.opened();
+    t.annotate('step_started', { run_id: 1 }, 'T');
+    const first = t.bytes;
+    let firstOnDisk = false;
+    const waited = t.durable(first).then(() => {
+      firstOnDisk = true;
+    });
+    let allOnDisk = false;
+    const flushed = t.flushed().then(() => {
+      allOnDisk = true;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(firstOnDisk).toBe(false);
+    // The first line's write goes out; a line accepted meanwhile waits for a write of its own,
+    // which the lane holds.
+    held.shift()?.();
+    t.annotate('command_started', { command: 'true' }, 'T');
+    await waited;
+    expect(readFileSync(t.path, 'utf8')).toBe('{"run_id":1,"type":"svc.step_started","ts":"T"}\n');
+    expect(allOnDisk).toBe(false);
+    // Asked again for bytes already on disk: at once.
+    await t.durable(first);
+    while (!allOnDisk) {
+      held.shift()?.();
+      await new Promise((r) => setImmediate(r));
+    }
+    await flushed;
+    expect(readFileSync(t.path, 'utf8')).toContain('svc.command_started');
+    await t.close();
+  });
+
+  it('durable() resolves for a writer that failed, which then says why', async () => {
+    const dir = tempDir();
+    symlinkSync('/dev/full', join(dir, 'full.jsonl'));
+    const t = new TranscriptWriter(join(dir, 'full.jsonl'), 0);
+    t.annotate('step_started', { run_id: 1 }, 'T');
+    await t.durable();
+    expect(t.failure?.code).toBe('ENOSPC');
+    await t.close();
+  });
+
   it('a writer failing while it waits for its turn writes nothing and gives the turn back', async () => {
     const full = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
     const lane = new DiskLane(1);
