@@ -1,0 +1,45 @@
+// The bench's own client (bench/lib/env.ts `apiFor`, bench/lib/remote-watch.ts): what the
+// overhead, cpu, throughput and admission sections time a task with. It speaks node:http to a
+// real daemon: a create is posted with the token and answered with the task, a refusal is thrown
+// naming the status, and the watcher hands over the state change that settles a task and stops
+// when closed.
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  commandWorkflow,
+  makeRepo,
+  prepare,
+  QUIET_CONFIG,
+  startInProcess,
+  tempRoot,
+} from '../../../bench/lib/env.js';
+import { RemoteWatcher } from '../../../bench/lib/remote-watch.js';
+
+describe('the bench client', () => {
+  const stops: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const stop of stops) await stop();
+  });
+
+  it('creates a task, sees it settle over the event stream, and names a refusal', async () => {
+    const root = tempRoot();
+    const repo = makeRepo(root);
+    const paths = prepare(root, QUIET_CONFIG, { one: commandWorkflow('one', 'true') });
+    const { daemon, api } = await startInProcess(paths);
+    stops.push(() => daemon.stop());
+    const watch = await RemoteWatcher.open(api);
+    const project = await api.call<{ id: number }>('POST', '/v1/projects', { path: repo });
+    const task = await api.call<{ id: number; state: string }>('POST', '/v1/tasks', {
+      project_id: project.id,
+      title: 'bench client',
+      workflow: 'one',
+    });
+    expect(task.id).toBeGreaterThan(0);
+    const settled = await watch.until(task.id);
+    expect(settled).toMatchObject({ task_id: task.id, to: 'done' });
+    expect((await api.call<{ state: string }>('GET', `/v1/tasks/${task.id}`)).state).toBe('done');
+    await expect(
+      api.call('POST', '/v1/tasks', { project_id: project.id, title: 'x', workflow: 'nope' }),
+    ).rejects.toThrow(/POST \/v1\/tasks → 4\d\d .*nope/);
+    await watch.close();
+  });
+});
