@@ -164,8 +164,10 @@ export interface ChildDaemon {
 export const SVC_BIN =
   process.env.SVC_BENCH_BIN || fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 
-/** User + system CPU of a process so far, from /proc (clock ticks of 10 ms). */
-/** A daemon's CPU so far in milliseconds, its spawner's added (decision 247). */
+/**
+ * A daemon's user + system CPU so far in milliseconds, from /proc (clock ticks of 10 ms), its
+ * spawner's added (decision 247).
+ */
 export function cpuMsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

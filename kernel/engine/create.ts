@@ -108,7 +108,6 @@ export interface CreateResult {
   replayed: boolean;
 }
 
-/** Canonical JSON with sorted keys: reformatting or key order never changes the digest. */
 /** The id the next task insert will take (AUTOINCREMENT never reuses one); branch names carry it. */
 export function nextTaskId(store: Store): number {
   const row = store.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'tasks'").get() as
@@ -117,6 +116,7 @@ export function nextTaskId(store: Store): number {
   return (row?.seq ?? 0) + 1;
 }
 
+/** Canonical JSON with sorted keys: reformatting or key order never changes the digest. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {

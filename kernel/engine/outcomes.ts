@@ -83,7 +83,6 @@ export function recordDecision(
   });
 }
 
-/** The task's current step moves past `index`. */
 /**
  * The override a human's retry left for the step's next attempt (prompt_override, run_override),
  * spent as it is taken: cleared on the task before the attempt that uses it starts.
@@ -95,6 +94,7 @@ export function takeOverride(deps: RunnerDeps, task: TaskRow): PendingOverride |
   return override;
 }
 
+/** The task's current step moves past `index`. */
 export function advance(deps: RunnerDeps, task: TaskRow, index: number): void {
   deps.disk.rescue(() => deps.states.patch(task.id, 'running', { current_step: index + 1 }));
 }
