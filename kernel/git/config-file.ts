@@ -33,7 +33,10 @@ const files = new Map<string, Parsed>();
 
 function stampOf(file: string): string | null {
   try {
-    const st = statSync(file);
+    // Usually one of the files git would read is missing (~/.gitconfig, the XDG file): answered
+    // without an exception, as a failed stat would throw on every admission.
+    const st = statSync(file, { throwIfNoEntry: false });
+    if (!st) return 'absent';
     return `${st.size}:${st.mtimeMs}:${st.ino}`;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

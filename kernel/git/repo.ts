@@ -62,6 +62,10 @@ function refFilesDir(repo: string): string | undefined {
 /** A ref file's text; null when there is no such file, undefined when it cannot be read. */
 function readRefFile(file: string): string | null | undefined {
   try {
+    // Most ref files asked for are missing — a new task's branch, the packed-refs of a repository
+    // that never packed — and a read of a missing file throws, an exception and its stack on every
+    // admission; a stat answers "no entry" without one.
+    if (!statSync(file, { throwIfNoEntry: false })) return null;
     return readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

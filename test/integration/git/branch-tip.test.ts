@@ -1,13 +1,40 @@
 // Decision 159: cutting a worktree ahead of admission reads branch tips from the ref files and
 // remembers a base's upstream; both must answer exactly what git answers, however refs are stored.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { branchTip, headCommit, knownUpstreamOf, upstreamOf } from '../../../kernel/git/index.js';
 import { bareRemote, gitRepo } from '../../support/git.js';
 
 async function gitSays(repo: string, branch: string): Promise<string | null> {
   return headCommit(repo, `refs/heads/${branch}`);
+}
+
+/** Counts the file reads and stats that throw (a missing file read the costly way) until the test ends. */
+function failedReads(): () => number {
+  let failed = 0;
+  const readFileSync = fs.readFileSync;
+  const statSync = fs.statSync;
+  const counted = <F extends (...a: never[]) => unknown>(f: F): F =>
+    ((...args: Parameters<F>) => {
+      try {
+        return f(...args);
+      } catch (err) {
+        failed++;
+        throw err;
+      }
+    }) as F;
+  fs.readFileSync = counted(readFileSync);
+  // statSync is typed read-only (a const of overloads); the module's own property is writable.
+  (fs as { statSync: typeof statSync }).statSync = counted(statSync);
+  syncBuiltinESMExports();
+  onTestFinished(() => {
+    fs.readFileSync = readFileSync;
+    (fs as { statSync: typeof statSync }).statSync = statSync;
+    syncBuiltinESMExports();
+  });
+  return () => failed;
 }
 
 describe('branchTip', () => {
@@ -40,6 +67,17 @@ describe('branchTip', () => {
     expect(await branchTip(repo.path, 'nope')).toBeNull();
   });
 
+  it('answers for a missing branch without a failed read', async () => {
+    // A new task's branch is missing by design, as is packed-refs in a repository that never
+    // packed: each failed read threw an exception (and built its stack) on every admission.
+    const repo = gitRepo();
+    const main = repo.git('rev-parse', 'HEAD');
+    const failed = failedReads();
+    expect(await branchTip(repo.path, 'svc/7-a-new-task')).toBeNull();
+    expect(await branchTip(repo.path, 'main')).toBe(main);
+    expect(failed()).toBe(0);
+  });
+
   it('sees a branch the moment it is packed away or deleted', async () => {
     const repo = gitRepo();
     repo.git('branch', 'moving');
@@ -70,5 +108,22 @@ describe('knownUpstreamOf', () => {
     expect(up).toEqual({ remote: 'origin', ref: 'refs/heads/main' });
     repo.git('branch', '--unset-upstream', 'main');
     expect(await knownUpstreamOf(repo.path, 'main')).toBeNull();
+  });
+
+  it('reads a missing global config file as empty without a failed stat', async () => {
+    const repo = gitRepo();
+    bareRemote(repo);
+    const before = process.env.GIT_CONFIG_GLOBAL;
+    process.env.GIT_CONFIG_GLOBAL = join(repo.path, 'no-such-gitconfig');
+    onTestFinished(() => {
+      if (before === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+      else process.env.GIT_CONFIG_GLOBAL = before;
+    });
+    const failed = failedReads();
+    expect(await knownUpstreamOf(repo.path, 'main')).toEqual({
+      remote: 'origin',
+      ref: 'refs/heads/main',
+    });
+    expect(failed()).toBe(0);
   });
 });
