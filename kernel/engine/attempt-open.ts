@@ -81,14 +81,18 @@ export async function openAttempt(
     },
     () => deps.disk.refusing(),
   );
+  // What the attempt changed is diffed between the HEADs around it (decision 171); the first is
+  // read before the row is written so the row carries it (one transaction, decision 235) — read
+  // while the thread pool creates the transcript, since nothing runs in the worktree meanwhile.
+  const head = async () =>
+    task.worktree_path ? await worktreeHead(task.worktree_path, project.path) : null;
+  const reading = head();
+  // Handled where it is awaited below; marked so a failure meanwhile is not an unhandled rejection.
+  reading.catch(() => {});
   // Created off the event loop (decision 232), and before the row that names it, so no reader
   // finds a run whose transcript is not there yet; one transaction opens the attempt.
   await transcript.opened();
-  // What the attempt changed is diffed between the HEADs around it (decision 171); the first is
-  // read before the row is written so the row carries it (one transaction, decision 235).
-  const head = async () =>
-    task.worktree_path ? await worktreeHead(task.worktree_path, project.path) : null;
-  const headBefore = await head();
+  const headBefore = await reading;
   const runId = deps.store.tx(() => {
     const id = deps.runs.insert(
       newStepRun({
