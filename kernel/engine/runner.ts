@@ -5,10 +5,12 @@
  * before each step so a concurrent human action always wins.
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { formatMs } from '../clock/index.js';
 import { diskFullCode } from '../disk/index.js';
 import { removeLeftIndexLock } from '../git/index.js';
 import { type FlowOutcome, waitsForHuman } from '../plugin/index.js';
+import { TranscriptWriter } from '../proc/index.js';
 import type { Project } from '../projects/index.js';
 import { effectiveContainer, ensureImage, runtimeProblem } from '../sandbox/index.js';
 import type { TaskRow } from '../store/index.js';
@@ -173,6 +175,9 @@ export class Runner {
       !existsSync(task.worktree_path) ||
       isForeignWorktree(task.worktree_path, deps.worktreesDir)
     ) {
+      // The transcripts' directory is made while git cuts the worktree, so the first attempt
+      // opens its file in one call (proc/transcript.ts).
+      TranscriptWriter.prepareDir(join(deps.transcriptsDir, String(taskId)));
       const admitted = task;
       // On the task's worktree chain (precut.ts): after a cut in flight, before a removal a cancel
       // asks for; the row names the worktree inside it, so that removal finds it claimed.

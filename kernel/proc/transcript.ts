@@ -62,18 +62,37 @@ export class TranscriptWriter {
     /** Where this writer's writes wait their turn (disk-lane.ts): every transcript's, by default. */
     private readonly lane: DiskLane = transcriptLane,
   ) {
-    mkdir(dirname(path), { recursive: true, mode: 0o700 }, (mkErr) => {
-      if (mkErr) return this.onOpen(mkErr, null, 0);
-      // A new file (every attempt's is): its first byte goes at 0. One already there is
-      // appended to, and the window's offsets start at its size (decision 252) — read only then,
-      // so a step's start waits for no extra call.
-      open(path, 'ax', 0o600, (err, fd) => {
-        if (!err) return this.onOpen(null, fd, 0);
-        if (err.code !== 'EEXIST') return this.onOpen(err, null, 0);
-        open(path, 'a', 0o600, (err2, fd2) => {
-          if (err2) return this.onOpen(err2, null, 0);
-          fstat(fd2, (stErr, st) => this.onOpen(stErr, fd2, stErr ? 0 : st.size));
-        });
+    // The file is opened first and its directory made only when missing: a task's later
+    // attempts, and its first once the runner has made the directory ahead (`prepareDir`), cost
+    // a step's start one call to the thread pool, not two.
+    this.create(true);
+  }
+
+  /**
+   * Makes a task's transcript directory ahead of its first attempt (the runner asks while the
+   * worktree is being cut). Errors are left for the writer's own open to meet and report.
+   */
+  static prepareDir(dir: string): void {
+    mkdir(dir, { recursive: true, mode: 0o700 }, () => {});
+  }
+
+  private create(firstTry: boolean): void {
+    const path = this.path;
+    // A new file (every attempt's is): its first byte goes at 0. One already there is
+    // appended to, and the window's offsets start at its size (decision 252) — read only then,
+    // so a step's start waits for no extra call.
+    open(path, 'ax', 0o600, (err, fd) => {
+      if (!err) return this.onOpen(null, fd, 0);
+      if (err.code === 'ENOENT' && firstTry) {
+        mkdir(dirname(path), { recursive: true, mode: 0o700 }, (mkErr) =>
+          mkErr ? this.onOpen(mkErr, null, 0) : this.create(false),
+        );
+        return;
+      }
+      if (err.code !== 'EEXIST') return this.onOpen(err, null, 0);
+      open(path, 'a', 0o600, (err2, fd2) => {
+        if (err2) return this.onOpen(err2, null, 0);
+        fstat(fd2, (stErr, st) => this.onOpen(stErr, fd2, stErr ? 0 : st.size));
       });
     });
   }

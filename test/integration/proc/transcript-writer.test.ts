@@ -3,9 +3,10 @@
 // a file system error is reported, never thrown; disk-full mode (decision 180) stops a writer at
 // its next line and its next write, whatever was queued. Writers share a lane (decision 251): one
 // write at a time across every transcript, what waits going out together.
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   DiskLane,
   recentOf,
@@ -36,6 +37,41 @@ describe('transcript writer', () => {
     expect(readFileSync(path, 'utf8')).toBe(want.join(''));
     await t.close();
     expect(t.write('late')).toBeNull();
+  });
+
+  it('opens a file in a directory already there without making it again; makes a missing one', async () => {
+    // A step's start waits for the open: one call to the thread pool where the directory exists
+    // (the runner makes a task's ahead, while its worktree is cut), two where it does not.
+    const mkdir = fs.mkdir;
+    const made: string[] = [];
+    fs.mkdir = ((path: string, ...rest: unknown[]) => {
+      made.push(path);
+      return (mkdir as (...a: unknown[]) => void)(path, ...rest);
+    }) as typeof fs.mkdir;
+    syncBuiltinESMExports();
+    onTestFinished(() => {
+      fs.mkdir = mkdir;
+      syncBuiltinESMExports();
+    });
+    const dir = join(tempDir(), '7');
+    TranscriptWriter.prepareDir(dir);
+    await new Promise<void>((r) => {
+      const wait = () => (made.length > 0 && fs.existsSync(dir) ? r() : setTimeout(wait, 5));
+      wait();
+    });
+    made.length = 0;
+    const there = new TranscriptWriter(join(dir, '0-1.jsonl'), 0);
+    await there.opened();
+    expect(there.failure).toBeNull();
+    expect(made).toEqual([]);
+    const missing = new TranscriptWriter(join(dir, 'deeper', 'still', '0-1.jsonl'), 0);
+    await missing.opened();
+    expect(missing.failure).toBeNull();
+    expect(made).toEqual([join(dir, 'deeper', 'still')]);
+    expect(missing.write('kept')).not.toBeNull();
+    await missing.close();
+    expect(readFileSync(missing.path, 'utf8')).toBe('kept\n');
+    await there.close();
   });
 
   it('a batch latches where the same lines written one by one latch', async () => {
