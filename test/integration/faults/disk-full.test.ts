@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFileLogger, RotatingFile } from '../../../kernel/log/index.js';
-import { buildTestApp, waitFor } from '../../support/app.js';
+import { buildTestApp, type TestApp, waitFor } from '../../support/app.js';
 import { failWrites } from '../../support/faults.js';
 import {
   act,
@@ -29,23 +29,36 @@ function alive(pid: number): boolean {
   }
 }
 
+/** A daemon, a project with `workflows`, and a paused task of `workflow`, resumed by the test. */
+async function pausedTask(workflows: Record<string, string>, workflow: string, config?: string) {
+  const t = await buildTestApp(config === undefined ? {} : { config });
+  const { project } = await addProject(t, workflows);
+  const task = await createTask(t, {
+    project_id: project.id,
+    title: workflow,
+    workflow,
+    paused: true,
+  });
+  return { t, project, task };
+}
+
+/** The task's first transcript made /dev/full: opening works, every write is ENOSPC. */
+function fullFirstTranscript(t: TestApp, taskId: number): string {
+  const dir = join(t.paths.transcriptsDir, String(taskId));
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, '0-1.jsonl');
+  symlinkSync('/dev/full', file);
+  return file;
+}
+
 describe('disk full on the transcripts directory', () => {
   it('before the step: nothing is started, the task blocks disk_full, retry runs it', async () => {
-    const t = await buildTestApp();
     const marks = tempDir();
-    const { project } = await addProject(t, {
-      touch: commandWorkflow('touch', `touch ${marks}/ran`),
-    });
-    const task = await createTask(t, {
-      project_id: project.id,
-      title: 'full',
-      workflow: 'touch',
-      paused: true,
-    });
-    // The attempt's transcript file is /dev/full: opening works, every write is ENOSPC.
-    const dir = join(t.paths.transcriptsDir, String(task.id));
-    mkdirSync(dir, { recursive: true });
-    symlinkSync('/dev/full', join(dir, '0-1.jsonl'));
+    const { t, task } = await pausedTask(
+      { touch: commandWorkflow('touch', `touch ${marks}/ran`) },
+      'touch',
+    );
+    const full = fullFirstTranscript(t, task.id);
     await act(t, task.id, 'resume');
     const blocked = await waitState(t, task.id, 'blocked');
     expect(blocked.block_reason).toBe('disk_full');
@@ -55,7 +68,7 @@ describe('disk full on the transcripts directory', () => {
       ['failed', 'disk_full'],
     ]);
     // The disk has room again: retry starts a fresh attempt with its own transcript.
-    unlinkSync(join(dir, '0-1.jsonl'));
+    unlinkSync(full);
     expect((await act(t, task.id, 'retry', {})).statusCode).toBe(200);
     const done = await waitState(t, task.id, 'done');
     expect(existsSync(join(marks, 'ran'))).toBe(true);
@@ -69,17 +82,11 @@ describe('disk full on the transcripts directory', () => {
     // Decision 258: the step prepares while its first line is written; its process starts only
     // once the line is on disk. Here the refusal takes its time, so a process that did not wait
     // would have run by then.
-    const t = await buildTestApp();
     const marks = tempDir();
-    const { project } = await addProject(t, {
-      touch: commandWorkflow('touch', `touch ${marks}/ran`),
-    });
-    const task = await createTask(t, {
-      project_id: project.id,
-      title: 'slow full',
-      workflow: 'touch',
-      paused: true,
-    });
+    const { t, task } = await pausedTask(
+      { touch: commandWorkflow('touch', `touch ${marks}/ran`) },
+      'touch',
+    );
     const fault = failWrites(join(t.paths.transcriptsDir, String(task.id)), {
       answerAfterMs: 300,
     });
@@ -94,19 +101,11 @@ describe('disk full on the transcripts directory', () => {
     // Decision 258: a process waits for the transcript's first line; a step without one learns
     // whether it was written before its outcome is applied, so a gate is not left waiting on a
     // transcript nobody could write.
-    const t = await buildTestApp();
-    const { project } = await addProject(t, {
-      gate: 'name: gate\nsteps:\n  - id: ok\n    type: manual\n    instructions: ok?\n',
-    });
-    const task = await createTask(t, {
-      project_id: project.id,
-      title: 'full gate',
-      workflow: 'gate',
-      paused: true,
-    });
-    const dir = join(t.paths.transcriptsDir, String(task.id));
-    mkdirSync(dir, { recursive: true });
-    symlinkSync('/dev/full', join(dir, '0-1.jsonl'));
+    const { t, task } = await pausedTask(
+      { gate: 'name: gate\nsteps:\n  - id: ok\n    type: manual\n    instructions: ok?\n' },
+      'gate',
+    );
+    fullFirstTranscript(t, task.id);
     await act(t, task.id, 'resume');
     const blocked = await waitState(t, task.id, 'blocked');
     expect(blocked.block_reason).toBe('disk_full');
@@ -116,21 +115,18 @@ describe('disk full on the transcripts directory', () => {
   });
 
   it('mid-step: the process tree is stopped, what was written stays, other tasks and the API carry on', async () => {
-    const t = await buildTestApp({ config: 'max_parallel_tasks: 4\n' });
     const marks = tempDir();
-    const { project } = await addProject(t, {
-      chatty: commandWorkflow(
-        'chatty',
-        `echo first; sleep 300 & echo $! > ${marks}/child; while :; do echo line; sleep 0.02; done`,
-      ),
-      ok: commandWorkflow('ok', 'echo fine'),
-    });
-    const task = await createTask(t, {
-      project_id: project.id,
-      title: 'chatty',
-      workflow: 'chatty',
-      paused: true,
-    });
+    const { t, project, task } = await pausedTask(
+      {
+        chatty: commandWorkflow(
+          'chatty',
+          `echo first; sleep 300 & echo $! > ${marks}/child; while :; do echo line; sleep 0.02; done`,
+        ),
+        ok: commandWorkflow('ok', 'echo fine'),
+      },
+      'chatty',
+      'max_parallel_tasks: 4\n',
+    );
     // Room for the start annotations and a few lines, then the device is full.
     const fault = failWrites(join(t.paths.transcriptsDir, String(task.id)), { allow: 600 });
     await act(t, task.id, 'resume');
@@ -155,16 +151,10 @@ describe('disk full on the transcripts directory', () => {
 
 describe('a transcript the file system refuses for another reason', () => {
   it('EIO fails the step transcript_unwritable, not disk_full (decision 131)', async () => {
-    const t = await buildTestApp();
-    const { project } = await addProject(t, {
-      chatty: commandWorkflow('chatty', 'while :; do echo line; sleep 0.02; done'),
-    });
-    const task = await createTask(t, {
-      project_id: project.id,
-      title: 'eio',
-      workflow: 'chatty',
-      paused: true,
-    });
+    const { t, task } = await pausedTask(
+      { chatty: commandWorkflow('chatty', 'while :; do echo line; sleep 0.02; done') },
+      'chatty',
+    );
     failWrites(join(t.paths.transcriptsDir, String(task.id)), { allow: 600, code: 'EIO' });
     await act(t, task.id, 'resume');
     const blocked = await waitState(t, task.id, 'blocked');
