@@ -105,6 +105,11 @@ export interface KeptWork {
    * none, or no worktree); undefined when the attempt was cancelled and nothing was measured.
    */
   changes?: string | null;
+  /**
+   * The worktree's HEAD after the step (and its commit), read while `git status` measured the
+   * changes; undefined when not read here (a cancel, a gate).
+   */
+  head?: string | null;
 }
 
 /**
@@ -132,5 +137,9 @@ export async function keepStepWork(
   }
   // What the attempt left uncommitted, recorded before its outcome moves the task (decision 204).
   if (outcome.kind === 'cancelled') return { outcome };
-  return { outcome, changes: await measureWorktreeChanges(task.worktree_path) };
+  // HEAD is read while `git status` runs: neither changes it, and the step and its commit are
+  // over. A gate records no HEADs (attempt-close.ts).
+  const measuring = measureWorktreeChanges(task.worktree_path);
+  const head = outcome.kind === 'awaiting_gate' ? undefined : await open.head();
+  return { outcome, changes: await measuring, head };
 }

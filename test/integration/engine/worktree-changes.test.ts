@@ -47,6 +47,15 @@ describe('worktree_changes', () => {
     const message = repo.git('log', '-1', '--format=%B', String(at.branch_name));
     expect(message).toContain(`svc task ${task.id}, step edit: Fix it`);
     expect(repo.git('show', '--stat', '--format=', String(at.branch_name))).toContain('notes.txt');
+    // The run's HEAD after is read once the commit is made (while `git status` measures what is
+    // left, decision 258): the commit itself, so the run's own diff holds what the step left.
+    const runs = await t.json<Array<{ step_id: string; head_before: string; head_after: string }>>(
+      'GET',
+      `/v1/tasks/${task.id}/steps`,
+    );
+    const edit = runs.find((r) => r.step_id === 'edit');
+    expect(edit?.head_after).toBe(repo.git('rev-parse', String(at.branch_name)));
+    expect(edit?.head_before).toBe(repo.git('rev-parse', `${String(at.branch_name)}~1`));
   });
 
   it('defaults: commit: true applies to every step that takes it; a refused commit blocks commit_failed', async () => {
