@@ -5,6 +5,7 @@
 // when closed.
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  cleanup,
   commandWorkflow,
   makeRepo,
   prepare,
@@ -18,6 +19,7 @@ describe('the bench client', () => {
   const stops: Array<() => Promise<void>> = [];
   afterAll(async () => {
     for (const stop of stops) await stop();
+    cleanup();
   });
 
   it('creates a task, sees it settle over the event stream, and names a refusal', async () => {
