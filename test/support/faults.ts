@@ -8,6 +8,37 @@ import fs, { readlinkSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { onTestFinished } from 'vitest';
 
+/**
+ * Replaces `fs[name]` until the test ends: the kernel imports it as an ES binding, which
+ * `syncBuiltinESMExports` points at the replacement, and the original is put back when the test
+ * finishes. `make` is given the original to call through to; it is returned too.
+ */
+export function swapFs<K extends keyof typeof fs>(
+  name: K,
+  make: (original: (typeof fs)[K]) => unknown,
+): (typeof fs)[K] {
+  // Some members are typed read-only (statSync, a const of overloads); the module's own
+  // properties are writable.
+  const writable = fs as Record<K, unknown>;
+  const original = fs[name];
+  writable[name] = make(original);
+  syncBuiltinESMExports();
+  onTestFinished(() => {
+    writable[name] = original;
+    syncBuiltinESMExports();
+  });
+  return original;
+}
+
+/** The path a file descriptor of this process is open on ('' when it cannot be told). */
+export function pathOfFd(fd: number): string {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return '';
+  }
+}
+
 export interface WriteFault {
   /** Writes refused so far. */
   readonly refused: number;
@@ -24,82 +55,68 @@ export function failWrites(
   prefix: string,
   opts: { code?: string; allow?: number; answerAfterMs?: number } = {},
 ): WriteFault {
-  const original = fs.writeSync;
   let passed = 0;
   let refused = 0;
   let healed = false;
-  const pathOf = (fd: number): string => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`);
-    } catch {
-      return '';
-    }
+  const faulty = (fd: unknown) =>
+    !healed && typeof fd === 'number' && pathOfFd(fd).startsWith(prefix);
+  const refusal = () => {
+    refused++;
+    const code = opts.code ?? 'ENOSPC';
+    return Object.assign(new Error(`${code}: no space left on device, write`), {
+      code,
+      errno: -28,
+      syscall: 'write',
+    });
   };
-  const patched = ((fd: number, buffer: NodeJS.ArrayBufferView | string, ...rest: unknown[]) => {
-    if (!healed && typeof fd === 'number' && pathOf(fd).startsWith(prefix)) {
-      const size = typeof buffer === 'string' ? Buffer.byteLength(buffer) : buffer.byteLength;
-      if (passed + size > (opts.allow ?? 0)) {
-        refused++;
-        const code = opts.code ?? 'ENOSPC';
-        throw Object.assign(new Error(`${code}: no space left on device, write`), {
-          code,
-          errno: -28,
-          syscall: 'write',
-        });
-      }
-      passed += size;
-    }
-    return (original as (...a: unknown[]) => number)(fd, buffer, ...rest);
-  }) as typeof fs.writeSync;
+  swapFs(
+    'writeSync',
+    (original) =>
+      (fd: number, buffer: NodeJS.ArrayBufferView | string, ...rest: unknown[]) => {
+        if (faulty(fd)) {
+          const size = typeof buffer === 'string' ? Buffer.byteLength(buffer) : buffer.byteLength;
+          if (passed + size > (opts.allow ?? 0)) throw refusal();
+          passed += size;
+        }
+        return (original as (...a: unknown[]) => number)(fd, buffer, ...rest);
+      },
+  );
   // Transcripts write off the event loop, many lines at once (decision 232): the same fault for
   // `fs.writev`, as a full disk answers a batch — what fits is written (a short write), the next
   // write fails.
-  const originalWritev = fs.writev;
-  const patchedWritev = ((fd: number, buffers: NodeJS.ArrayBufferView[], ...rest: unknown[]) => {
-    const cb = rest.at(-1) as (err: NodeJS.ErrnoException | null, written?: number) => void;
-    if (!healed && typeof fd === 'number' && pathOf(fd).startsWith(prefix)) {
-      const size = buffers.reduce((n, b) => n + b.byteLength, 0);
-      const room = (opts.allow ?? 0) - passed;
-      if (size > room && room > 0) {
-        const fits: Buffer[] = [];
-        let left = room;
-        for (const b of buffers) {
-          const bytes = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-          fits.push(bytes.subarray(0, Math.min(left, bytes.length)));
-          left -= Math.min(left, bytes.length);
-          if (left === 0) break;
+  swapFs(
+    'writev',
+    (original) =>
+      (fd: number, buffers: NodeJS.ArrayBufferView[], ...rest: unknown[]) => {
+        const writev = original as (...a: unknown[]) => void;
+        const cb = rest.at(-1) as (err: NodeJS.ErrnoException | null, written?: number) => void;
+        if (faulty(fd)) {
+          const size = buffers.reduce((n, b) => n + b.byteLength, 0);
+          const room = (opts.allow ?? 0) - passed;
+          if (size > room && room > 0) {
+            const fits: Buffer[] = [];
+            let left = room;
+            for (const b of buffers) {
+              const bytes = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+              fits.push(bytes.subarray(0, Math.min(left, bytes.length)));
+              left -= Math.min(left, bytes.length);
+              if (left === 0) break;
+            }
+            passed += room;
+            writev(fd, fits, ...rest);
+            return;
+          }
+          if (size > room) {
+            const err = refusal();
+            if (opts.answerAfterMs) setTimeout(() => cb(err), opts.answerAfterMs);
+            else process.nextTick(() => cb(err));
+            return;
+          }
+          passed += size;
         }
-        passed += room;
-        (originalWritev as (...a: unknown[]) => void)(fd, fits, ...rest);
-        return;
-      }
-      if (size > room) {
-        refused++;
-        const code = opts.code ?? 'ENOSPC';
-        const err = Object.assign(new Error(`${code}: no space left on device, write`), {
-          code,
-          errno: -28,
-          syscall: 'write',
-        });
-        if (opts.answerAfterMs) setTimeout(() => cb(err), opts.answerAfterMs);
-        else process.nextTick(() => cb(err));
-        return;
-      }
-      passed += size;
-    }
-    (originalWritev as (...a: unknown[]) => void)(fd, buffers, ...rest);
-  }) as typeof fs.writev;
-  fs.writeSync = patched;
-  fs.writev = patchedWritev;
-  syncBuiltinESMExports();
-  const restore = () => {
-    fs.writeSync = original;
-    fs.writev = originalWritev;
-    syncBuiltinESMExports();
-  };
-  try {
-    onTestFinished(restore);
-  } catch {}
+        writev(fd, buffers, ...rest);
+      },
+  );
   return {
     get refused() {
       return refused;

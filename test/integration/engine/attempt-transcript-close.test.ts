@@ -2,35 +2,24 @@
 // once the file's descriptor is closed, a round trip through the thread pool that nothing needs.
 // A close held back for seconds here (as a slow or network file system may) must not hold the
 // task: it is done, its transcript whole on disk, while the close is still on its way.
-import fs, { readFileSync, readlinkSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../support/app.js';
+import { pathOfFd, swapFs } from '../../support/faults.js';
 import { addProject, commandWorkflow, createTask, waitState } from '../../support/tasks.js';
 
-const original = fs.close;
-afterEach(() => {
-  fs.close = original;
-  syncBuiltinESMExports();
-});
-
-/** Holds every close of a file under `prefix` for `ms`; how many are still held. */
+/** Holds every close of a file under `prefix` for `ms` until the test ends; how many are held. */
 function slowCloses(prefix: string, ms: number): { held(): number } {
   let held = 0;
-  fs.close = ((fd: number, cb?: (err: NodeJS.ErrnoException | null) => void) => {
-    let path = '';
-    try {
-      path = readlinkSync(`/proc/self/fd/${fd}`);
-    } catch {}
-    if (!path.startsWith(prefix)) return original(fd, cb);
+  swapFs('close', (original) => (fd: number, cb?: (err: NodeJS.ErrnoException | null) => void) => {
+    if (!pathOfFd(fd).startsWith(prefix)) return original(fd, cb);
     held++;
     setTimeout(() => {
       held--;
       original(fd, cb);
     }, ms);
-  }) as typeof fs.close;
-  syncBuiltinESMExports();
+  });
   return { held: () => held };
 }
 

@@ -2,10 +2,9 @@
 // lands in its transcript line for line — every text what the per-line path made of the bytes
 // printed, invalid UTF-8 included — and the transcript served back is the file on disk, byte for
 // byte. A transcript that falls behind holds its producer back instead of queueing without bound.
-import fs, { readFileSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SystemClock } from '../../../kernel/clock/index.js';
 import { defaultConfig } from '../../../kernel/config/index.js';
 import { spawnLogged } from '../../../kernel/engine/index.js';
@@ -16,6 +15,7 @@ import {
   TranscriptWriter,
 } from '../../../kernel/proc/index.js';
 import { buildTestApp } from '../../support/app.js';
+import { swapFs } from '../../support/faults.js';
 import { addProject, commandWorkflow, createTask, waitState } from '../../support/tasks.js';
 import { tempDir } from '../../support/tmp.js';
 
@@ -92,17 +92,11 @@ describe('output-heavy command steps', () => {
     const dir = tempDir();
     const path = join(dir, 't', '0-1.jsonl');
     // A slow disk: every transcript write completes 20 ms late.
-    const original = fs.writev;
-    fs.writev = ((...args: unknown[]) => {
+    swapFs('writev', (original) => (...args: unknown[]) => {
       const cb = args.at(-1) as (...r: unknown[]) => void;
       (original as (...a: unknown[]) => void)(...args.slice(0, -1), (...r: unknown[]) =>
         setTimeout(() => cb(...r), 20),
       );
-    }) as typeof fs.writev;
-    syncBuiltinESMExports();
-    onTestFinished(() => {
-      fs.writev = original;
-      syncBuiltinESMExports();
     });
     const transcript = new TranscriptWriter(path, 0);
     let most = 0;
@@ -152,18 +146,12 @@ describe('output-heavy command steps', () => {
     const t = await buildTestApp();
     const { project } = await addProject(t, { one: commandWorkflow('one', 'echo hello') });
     // A slow disk: opening a transcript takes 300 ms.
-    const original = fs.open;
-    fs.open = ((...args: unknown[]) => {
+    swapFs('open', (original) => (...args: unknown[]) => {
       const cb = args.at(-1) as (...r: unknown[]) => void;
       const slow = String(args[0]).startsWith(t.paths.transcriptsDir);
       (original as (...a: unknown[]) => void)(...args.slice(0, -1), (...r: unknown[]) =>
         slow ? setTimeout(() => cb(...r), 300) : cb(...r),
       );
-    }) as typeof fs.open;
-    syncBuiltinESMExports();
-    onTestFinished(() => {
-      fs.open = original;
-      syncBuiltinESMExports();
     });
     const task = await createTask(t, { project_id: project.id, title: 'x', workflow: 'one' });
     let seen = 0;

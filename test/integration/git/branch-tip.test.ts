@@ -1,10 +1,10 @@
 // Decision 159: cutting a worktree ahead of admission reads branch tips from the ref files and
 // remembers a base's upstream; both must answer exactly what git answers, however refs are stored.
-import fs, { mkdirSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { branchTip, headCommit, knownUpstreamOf, upstreamOf } from '../../../kernel/git/index.js';
+import { swapFs } from '../../support/faults.js';
 import { bareRemote, gitRepo } from '../../support/git.js';
 
 async function gitSays(repo: string, branch: string): Promise<string | null> {
@@ -14,8 +14,6 @@ async function gitSays(repo: string, branch: string): Promise<string | null> {
 /** Counts the file reads and stats that throw (a missing file read the costly way) until the test ends. */
 function failedReads(): () => number {
   let failed = 0;
-  const readFileSync = fs.readFileSync;
-  const statSync = fs.statSync;
   const counted = <F extends (...a: never[]) => unknown>(f: F): F =>
     ((...args: Parameters<F>) => {
       try {
@@ -25,15 +23,8 @@ function failedReads(): () => number {
         throw err;
       }
     }) as F;
-  fs.readFileSync = counted(readFileSync);
-  // statSync is typed read-only (a const of overloads); the module's own property is writable.
-  (fs as { statSync: typeof statSync }).statSync = counted(statSync);
-  syncBuiltinESMExports();
-  onTestFinished(() => {
-    fs.readFileSync = readFileSync;
-    (fs as { statSync: typeof statSync }).statSync = statSync;
-    syncBuiltinESMExports();
-  });
+  swapFs('readFileSync', counted);
+  swapFs('statSync', counted);
   return () => failed;
 }
 

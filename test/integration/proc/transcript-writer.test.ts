@@ -3,16 +3,16 @@
 // a file system error is reported, never thrown; disk-full mode (decision 180) stops a writer at
 // its next line and its next write, whatever was queued. Writers share a lane (decision 251): one
 // write at a time across every transcript, what waits going out together.
-import fs, { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   DiskLane,
   recentOf,
   TRANSCRIPT_HIGH_WATER,
   TranscriptWriter,
 } from '../../../kernel/proc/index.js';
+import { swapFs } from '../../support/faults.js';
 import { tempDir } from '../../support/tmp.js';
 
 const line = (i: number, width = 40) => `${JSON.stringify({ i, text: 'x'.repeat(width) })}\n`;
@@ -42,21 +42,15 @@ describe('transcript writer', () => {
   it('opens a file in a directory already there without making it again; makes a missing one', async () => {
     // A step's start waits for the open: one call to the thread pool where the directory exists
     // (the runner makes a task's ahead, while its worktree is cut), two where it does not.
-    const mkdir = fs.mkdir;
     const made: string[] = [];
-    fs.mkdir = ((path: string, ...rest: unknown[]) => {
+    swapFs('mkdir', (mkdir) => (path: string, ...rest: unknown[]) => {
       made.push(path);
       return (mkdir as (...a: unknown[]) => void)(path, ...rest);
-    }) as typeof fs.mkdir;
-    syncBuiltinESMExports();
-    onTestFinished(() => {
-      fs.mkdir = mkdir;
-      syncBuiltinESMExports();
     });
     const dir = join(tempDir(), '7');
     TranscriptWriter.prepareDir(dir);
     await new Promise<void>((r) => {
-      const wait = () => (made.length > 0 && fs.existsSync(dir) ? r() : setTimeout(wait, 5));
+      const wait = () => (made.length > 0 && existsSync(dir) ? r() : setTimeout(wait, 5));
       wait();
     });
     made.length = 0;

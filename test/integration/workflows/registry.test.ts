@@ -3,10 +3,10 @@
 // platforms and `unsupported`, the 1 MiB bound, version and digest, and changes picked up live.
 import { createHash } from 'node:crypto';
 import { chmodSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { basename } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildTestApp, waitFor } from '../../support/app.js';
+import { swapFs } from '../../support/faults.js';
 import { list, project, wf, writeGlobal, writeProject } from './support.js';
 
 describe('workflow registry', () => {
@@ -228,17 +228,10 @@ describe('workflow registry', () => {
     // The files listed, by name (a file's workflow is named inside it).
     const names = async () =>
       (await list(t, p.id)).flatMap((r) => (r.file ? [basename(r.file, '.yaml')] : []));
-    const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
-    const readdir = fs.readdirSync;
     const listed: string[] = [];
-    fs.readdirSync = ((dir: string, ...rest: unknown[]) => {
+    swapFs('readdirSync', (readdir) => (dir: string, ...rest: unknown[]) => {
       listed.push(String(dir));
       return (readdir as (...a: unknown[]) => unknown)(dir, ...rest);
-    }) as typeof fs.readdirSync;
-    syncBuiltinESMExports();
-    onTestFinished(() => {
-      fs.readdirSync = readdir;
-      syncBuiltinESMExports();
     });
     expect(await names()).toContain('one');
     // Still long enough for its listing to be kept (a directory changed within the clock's
