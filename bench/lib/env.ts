@@ -122,8 +122,13 @@ export function apiFor(url: string, token: string): Api {
             res.on('end', () => {
               const text = Buffer.concat(chunks).toString('utf8');
               const status = res.statusCode ?? 0;
-              if (status >= 400) reject(new Error(`${method} ${path} → ${status} ${text}`));
-              else resolve((text ? JSON.parse(text) : undefined) as T);
+              if (status >= 400) return reject(new Error(`${method} ${path} → ${status} ${text}`));
+              // Thrown here it would escape the event handler, not reject the call.
+              try {
+                resolve((text ? JSON.parse(text) : undefined) as T);
+              } catch {
+                reject(new Error(`${method} ${path} → ${status}, not JSON: ${text.slice(0, 200)}`));
+              }
             });
           },
         );

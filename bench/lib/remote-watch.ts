@@ -15,6 +15,21 @@ export interface StateEvent {
   at: number;
 }
 
+/** A `task.state_changed` frame's task and state; null for any other block (a heartbeat). */
+export function stateEventOf(block: string): Omit<StateEvent, 'at'> | null {
+  const data = block.split('\n').find((l) => l.startsWith('data: '));
+  if (!data) return null;
+  try {
+    const e = JSON.parse(data.slice(6)) as { task_id?: number; payload?: { to?: string } };
+    return typeof e.task_id === 'number' && typeof e.payload?.to === 'string'
+      ? { task_id: e.task_id, to: e.payload.to }
+      : null;
+  } catch {
+    // Thrown here it would escape the socket's event handler: a frame that is not JSON is skipped.
+    return null;
+  }
+}
+
 export class RemoteWatcher {
   private readonly waiters = new Map<
     number,
@@ -57,10 +72,8 @@ export class RemoteWatcher {
         for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
           const block = buf.slice(0, i);
           buf = buf.slice(i + 2);
-          const data = block.split('\n').find((l) => l.startsWith('data: '));
-          if (!data) continue;
-          const e = JSON.parse(data.slice(6)) as { task_id: number; payload: { to: string } };
-          this.deliver({ task_id: e.task_id, to: e.payload.to, at: performance.now() });
+          const e = stateEventOf(block);
+          if (e) this.deliver({ ...e, at: performance.now() });
         }
       });
       // Ended by the daemon, or aborted by close().

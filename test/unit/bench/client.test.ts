@@ -13,7 +13,7 @@ import {
   startInProcess,
   tempRoot,
 } from '../../../bench/lib/env.js';
-import { RemoteWatcher } from '../../../bench/lib/remote-watch.js';
+import { RemoteWatcher, stateEventOf } from '../../../bench/lib/remote-watch.js';
 
 describe('the bench client', () => {
   const stops: Array<() => Promise<void>> = [];
@@ -42,6 +42,21 @@ describe('the bench client', () => {
     await expect(
       api.call('POST', '/v1/tasks', { project_id: project.id, title: 'x', workflow: 'nope' }),
     ).rejects.toThrow(/POST \/v1\/tasks → 4\d\d .*nope/);
+    // An answer that is not one JSON document (a transcript is JSON lines) is a rejection that
+    // says so, not an exception thrown out of the response's handler.
+    const [run] = await api.call<Array<{ id: number }>>('GET', `/v1/tasks/${task.id}/steps`);
+    await expect(
+      api.call('GET', `/v1/tasks/${task.id}/steps/${run?.id}/transcript`),
+    ).rejects.toThrow(/GET \/v1\/tasks\/\d+\/steps\/\d+\/transcript → 200, not JSON: \{/);
     await watch.close();
+  });
+
+  it('reads a state change from its frame and skips any other block, JSON or not', () => {
+    expect(
+      stateEventOf('id: 7\nevent: task.state_changed\ndata: {"task_id":3,"payload":{"to":"done"}}'),
+    ).toEqual({ task_id: 3, to: 'done' });
+    expect(stateEventOf(': heartbeat')).toBeNull();
+    expect(stateEventOf('data: {"task_id":3,"payload":{')).toBeNull();
+    expect(stateEventOf('data: {"kind":"project.added"}')).toBeNull();
   });
 });
