@@ -87,7 +87,7 @@ export async function closeAttempt(
   const patch = rowPatch(outcome, spec, ran.outputTail(), finished);
   // A gate runs nothing in the worktree: it records no HEADs, so it has no diff of its own.
   if (outcome.kind === 'awaiting_gate') patch.head_before = null;
-  else patch.head_after = kept.head !== undefined ? kept.head : await open.head();
+  else patch.head_after = kept.head ?? null;
   transcript.annotate(
     'step_finished',
     {

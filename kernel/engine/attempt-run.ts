@@ -106,8 +106,8 @@ export interface KeptWork {
    */
   changes?: string | null;
   /**
-   * The worktree's HEAD after the step (and its commit), read while `git status` measured the
-   * changes; undefined when not read here (a cancel, a gate).
+   * The worktree's HEAD after the step and its commit (null without a worktree); undefined for a
+   * gate, which records no HEADs.
    */
   head?: string | null;
 }
@@ -136,7 +136,7 @@ export async function keepStepWork(
       open.transcript.annotate('committed', { commit: c.commit, files: c.files }, open.ts());
   }
   // What the attempt left uncommitted, recorded before its outcome moves the task (decision 204).
-  if (outcome.kind === 'cancelled') return { outcome };
+  if (outcome.kind === 'cancelled') return { outcome, head: await open.head() };
   // HEAD is read while `git status` runs: neither changes it, and the step and its commit are
   // over. A gate records no HEADs (attempt-close.ts).
   const measuring = measureWorktreeChanges(task.worktree_path);
